@@ -1,0 +1,133 @@
+/**
+ * The one place that reads the environment. Everything else receives a typed config object,
+ * so tests can build any configuration without touching process.env.
+ */
+
+/** A client of the embedded commerce service; each client owns one store. */
+export interface ClientCredentials {
+  id: string;
+  secret: string;
+}
+
+/** Settings of the embedded v2 commerce service. */
+export interface ServiceConfig {
+  /** Port of the service. `COMMERCE_PORT` beside the gateway (default 4010), `PORT` when run alone. */
+  port: number;
+  /** Host to bind. `HOST`, default `127.0.0.1` beside the gateway. */
+  host: string;
+  /** SQLite database path, or `:memory:`. `COMMERCE_DB`, default `.data/commerce.db`. */
+  dbPath: string;
+  /** Configured clients, one store each; the first is the demo store. `COMMERCE_CLIENTS`. */
+  clients: ClientCredentials[];
+  /** Seed the demo store when the database is empty. `COMMERCE_SEED=0` turns it off. Default on. */
+  seed: boolean;
+}
+
+/** Settings of the GraphQL gateway. */
+export interface GatewayConfig {
+  /** Port of the gateway. `PORT`, default 4000. */
+  port: number;
+  /** Host to bind. `HOST`, default `0.0.0.0`. */
+  host: string;
+  /**
+   * Base URL of the v2 service, without `/v2`. `UPSTREAM_URL`; when unset the embedded service
+   * is started and used.
+   */
+  upstreamUrl: string | undefined;
+}
+
+export interface Config {
+  gateway: GatewayConfig;
+  service: ServiceConfig;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  readonly code = 'INVALID_CONFIG';
+}
+
+type Env = Record<string, string | undefined>;
+
+export const DEFAULT_CLIENTS: ClientCredentials[] = [{ id: 'demo', secret: 'demo-secret' }];
+
+export function parsePort(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`${name} must be an integer port between 0 and 65535, got "${raw}"`);
+  }
+  return port;
+}
+
+export function parseClients(raw: string | undefined): ClientCredentials[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_CLIENTS;
+  const clients = raw.split(',').map((pair) => {
+    const at = pair.indexOf(':');
+    const id = pair.slice(0, at).trim();
+    const secret = pair.slice(at + 1).trim();
+    if (at <= 0 || id === '' || secret === '') {
+      throw new ConfigError('COMMERCE_CLIENTS must be a comma-separated list of id:secret pairs');
+    }
+    return { id, secret };
+  });
+  const ids = new Set(clients.map((c) => c.id));
+  if (ids.size !== clients.length) {
+    throw new ConfigError('COMMERCE_CLIENTS lists the same client id twice');
+  }
+  return clients;
+}
+
+function parseBool(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be a boolean (1/0, true/false), got "${raw}"`);
+}
+
+function parseUrl(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must use http or https, got "${url.protocol}"`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`${name} must not carry credentials, a query or a fragment`);
+  }
+  // Keep any base path, drop the trailing slash: paths are appended as `/v2/...`.
+  return url.href.replace(/\/+$/, '');
+}
+
+function serviceFromEnv(env: Env, port: number): ServiceConfig {
+  return {
+    port,
+    host: env.HOST ?? '127.0.0.1',
+    dbPath: env.COMMERCE_DB || '.data/commerce.db',
+    clients: parseClients(env.COMMERCE_CLIENTS),
+    seed: parseBool('COMMERCE_SEED', env.COMMERCE_SEED, true),
+  };
+}
+
+/** Configuration of `npm start`: the gateway, and the embedded service beside it. */
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    gateway: {
+      port: parsePort('PORT', env.PORT, 4000),
+      host: env.HOST ?? '0.0.0.0',
+      upstreamUrl: parseUrl('UPSTREAM_URL', env.UPSTREAM_URL),
+    },
+    service: serviceFromEnv(
+      { ...env, HOST: '127.0.0.1' },
+      parsePort('COMMERCE_PORT', env.COMMERCE_PORT, 4010),
+    ),
+  };
+}
+
+/** Configuration of `npm run service`: the commerce service alone, on `PORT` (default 4010). */
+export function loadServiceConfig(env: Env = process.env): ServiceConfig {
+  return serviceFromEnv({ ...env, HOST: env.HOST ?? '0.0.0.0' }, parsePort('PORT', env.PORT, 4010));
+}
