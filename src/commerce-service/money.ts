@@ -1,0 +1,125 @@
+/**
+ * Money in the commerce service: integer minor units plus an ISO 4217 currency code. Pure
+ * functions only (no database), so cart totals and formatting are testable in isolation.
+ */
+
+/** The `{amount, currency, formatted}` object every price in a response is shaped as. */
+export interface MoneyValue {
+  amount: number;
+  currency: string;
+  formatted: string;
+}
+
+interface CurrencyFormat {
+  /** Symbol written before the number. */
+  symbol: string;
+  /** Number of minor-unit digits (2 for USD, 0 for JPY). */
+  decimals: number;
+}
+
+/**
+ * Formats of the currencies a storefront most often uses. Anything else falls back to
+ * `-10.00 XYZ` (two decimals, the code after the number), which is unambiguous for any code.
+ */
+const CURRENCY_FORMATS: Readonly<Record<string, CurrencyFormat>> = {
+  USD: { symbol: '$', decimals: 2 },
+  EUR: { symbol: '€', decimals: 2 },
+  GBP: { symbol: '£', decimals: 2 },
+  JPY: { symbol: '¥', decimals: 0 },
+  CAD: { symbol: 'CA$', decimals: 2 },
+  AUD: { symbol: 'A$', decimals: 2 },
+  NZD: { symbol: 'NZ$', decimals: 2 },
+  CHF: { symbol: 'CHF ', decimals: 2 },
+  INR: { symbol: '₹', decimals: 2 },
+  CNY: { symbol: 'CN¥', decimals: 2 },
+  SEK: { symbol: 'SEK ', decimals: 2 },
+};
+
+export const DEFAULT_CURRENCY = 'USD';
+
+function groupThousands(digits: string): string {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/**
+ * Formats an integer amount of minor units: `formatMoney(-1000, 'USD')` → `-$10.00`,
+ * `formatMoney(123456, 'EUR')` → `€1,234.56`, `formatMoney(-1000, 'XYZ')` → `-10.00 XYZ`.
+ * The sign always comes first, as the production API writes it.
+ */
+export function formatMoney(amount: number, currency: string): string {
+  const code = currency.toUpperCase();
+  const format = CURRENCY_FORMATS[code];
+  const decimals = format?.decimals ?? 2;
+  const sign = amount < 0 ? '-' : '';
+  // BigInt keeps amounts beyond 2^53 minor units exact; amounts are integers by validation.
+  const abs = BigInt(Math.abs(Math.trunc(amount)));
+  const scale = 10n ** BigInt(decimals);
+  const whole = groupThousands((abs / scale).toString());
+  const fraction = decimals > 0 ? `.${(abs % scale).toString().padStart(decimals, '0')}` : '';
+  if (format === undefined) return `${sign}${whole}${fraction} ${code}`;
+  return `${sign}${format.symbol}${whole}${fraction}`;
+}
+
+export function money(amount: number, currency: string): MoneyValue {
+  return { amount, currency, formatted: formatMoney(amount, currency) };
+}
+
+/** One line of a cart as the totals need it. */
+export interface TotalsItem {
+  /** Unit price in minor units. */
+  unitAmount: number;
+  quantity: number;
+  /** Amounts (each < 0) of the item's custom discounts. */
+  discounts: readonly number[];
+}
+
+export interface ItemTotals {
+  /** unitAmount × quantity. */
+  withoutDiscount: number;
+  /** Applied item discount (≤ 0), capped so the line never goes below zero. */
+  discount: number;
+  /** withoutDiscount + discount. */
+  value: number;
+}
+
+export interface CartTotals {
+  items: ItemTotals[];
+  /** Sum of every line before any discount. */
+  withoutDiscount: number;
+  /** All applied discounts, item and cart level (≤ 0). */
+  discount: number;
+  /** Applied cart-level discount (≤ 0), a part of `discount`. */
+  cartDiscount: number;
+  /** withoutDiscount + discount, never below zero. */
+  total: number;
+}
+
+/**
+ * Cart totals: each line is unit price × quantity minus its own discounts (never below zero),
+ * then the cart-level discounts come off the sum (never below zero). Discounts larger than
+ * what they apply to are capped, so `withoutDiscount + discount === total` always holds.
+ * Tax is not computed: the service has no tax rates, so with_tax and without_tax are equal.
+ */
+export function computeCartTotals(
+  items: readonly TotalsItem[],
+  cartDiscounts: readonly number[],
+): CartTotals {
+  const lines = items.map((item): ItemTotals => {
+    const withoutDiscount = item.unitAmount * item.quantity;
+    const requested = item.discounts.reduce((sum, d) => sum + d, 0);
+    const discount = Math.max(requested, -withoutDiscount);
+    return { withoutDiscount, discount, value: withoutDiscount + discount };
+  });
+  const withoutDiscount = lines.reduce((sum, l) => sum + l.withoutDiscount, 0);
+  const afterItems = lines.reduce((sum, l) => sum + l.value, 0);
+  const requestedCart = cartDiscounts.reduce((sum, d) => sum + d, 0);
+  const cartDiscount = Math.max(requestedCart, -afterItems);
+  const total = afterItems + cartDiscount;
+  return {
+    items: lines,
+    withoutDiscount,
+    discount: total - withoutDiscount,
+    cartDiscount,
+    total,
+  };
+}
