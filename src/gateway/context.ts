@@ -1,0 +1,150 @@
+/**
+ * Everything that belongs to one GraphQL request is born here and dies with it: the caller's
+ * Authorization header, the upstream client bound to it, the call budget, the abort signal, the
+ * per-request GET cache and the DataLoaders. Nothing here is module-level, so no request can see
+ * another request's data or token.
+ */
+import { randomUUID } from 'node:crypto';
+import DataLoader from 'dataloader';
+import { type CallBudget, createCallBudget } from '../upstream/budget.ts';
+import {
+  createUpstreamClient,
+  expectList,
+  type JsonObject,
+  type SendAttempt,
+  type UpstreamClient,
+  type UpstreamRequest,
+  type UpstreamResponse,
+  type UpstreamTransport,
+} from '../upstream/client.ts';
+import { UnauthenticatedError } from '../upstream/errors.ts';
+
+/** The most entries one `in(id,…)` call asks for: the upstream's maximum page length. */
+export const ENTRY_BATCH_SIZE = 100;
+
+export interface GatewayContext {
+  readonly requestId: string;
+  /** Aborts when the client goes away or the operation deadline passes; given to every call. */
+  readonly signal: AbortSignal;
+  readonly budget: CallBudget;
+  /** A GET, made at most once per operation for one path and query. */
+  get(
+    segments: readonly string[],
+    query?: Record<string, string | undefined>,
+  ): Promise<UpstreamResponse>;
+  /** A write (POST/PUT/DELETE); afterwards cached reads are forgotten, they may be stale. */
+  write(request: UpstreamRequest): Promise<UpstreamResponse>;
+  /** Entries of one Custom API by id, batched into `filter=in(id,…)` calls; null when missing. */
+  entryLoader(customApiId: string): DataLoader<string, JsonObject | null>;
+}
+
+export interface ContextFactoryOptions {
+  transport: UpstreamTransport;
+  /** Upstream calls allowed per operation. Default 50. */
+  callBudget?: number;
+  /** Deadline of one operation, after which its upstream calls are aborted. Default 15,000 ms. */
+  operationDeadlineMs?: number;
+  /** The attempt function (resilience wraps the default one). */
+  send?: SendAttempt;
+}
+
+export interface RequestLike {
+  headers: { get(name: string): string | null };
+  signal?: AbortSignal;
+}
+
+// RFC 6750 b64token after exactly one space; anything else is not a bearer credential.
+const BEARER = /^Bearer [A-Za-z0-9\-._~+/]+=*$/;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Why the caller cannot reach the upstream, or their verbatim Authorization value. */
+export function readAuthorization(
+  header: string | null,
+): { ok: true; authorization: string } | { ok: false; reason: string } {
+  if (header === null || header.trim() === '') {
+    return { ok: false, reason: 'Send an Authorization: Bearer <token> header' };
+  }
+  if (header.length > 4096 || !BEARER.test(header)) {
+    return { ok: false, reason: 'The Authorization header is not of the form "Bearer <token>"' };
+  }
+  return { ok: true, authorization: header };
+}
+
+export function createContextFactory(options: ContextFactoryOptions) {
+  const budgetLimit = options.callBudget ?? 50;
+  const deadlineMs = options.operationDeadlineMs ?? 15_000;
+
+  return function createContext(request: RequestLike): GatewayContext {
+    const incomingId = request.headers.get('x-request-id');
+    const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const deadline = AbortSignal.timeout(deadlineMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+    const budget = createCallBudget(budgetLimit);
+    const auth = readAuthorization(request.headers.get('authorization'));
+
+    let client: UpstreamClient | undefined;
+    const upstream = (): UpstreamClient => {
+      if (!auth.ok) throw new UnauthenticatedError(auth.reason);
+      client ??= createUpstreamClient({
+        transport: options.transport,
+        authorization: auth.authorization,
+        requestId,
+        budget,
+        signal,
+        send: options.send,
+      });
+      return client;
+    };
+
+    const getCache = new Map<string, Promise<UpstreamResponse>>();
+    const entryLoaders = new Map<string, DataLoader<string, JsonObject | null>>();
+
+    const get: GatewayContext['get'] = (segments, query) => {
+      const key = JSON.stringify([segments, query ?? {}]);
+      let pending = getCache.get(key);
+      if (pending === undefined) {
+        pending = upstream().request({ method: 'GET', segments, query });
+        // A failed GET is not remembered: a later field may legitimately try again.
+        pending.catch(() => getCache.delete(key));
+        getCache.set(key, pending);
+      }
+      return pending;
+    };
+
+    const context: GatewayContext = {
+      requestId,
+      signal,
+      budget,
+      get,
+      async write(writeRequest) {
+        const response = await upstream().request(writeRequest);
+        getCache.clear();
+        for (const loader of entryLoaders.values()) loader.clearAll();
+        return response;
+      },
+      entryLoader(customApiId) {
+        let loader = entryLoaders.get(customApiId);
+        if (loader === undefined) {
+          loader = new DataLoader<string, JsonObject | null>(
+            async (ids) => {
+              const response = await get(
+                ['settings', 'extensions', 'custom-apis', customApiId, 'entries'],
+                {
+                  'page[limit]': String(ids.length),
+                  'page[offset]': '0',
+                  filter: `in(id,${ids.join(',')})`,
+                },
+              );
+              const byId = new Map(expectList(response).data.map((row) => [row.id, row]));
+              return ids.map((id) => byId.get(id) ?? null);
+            },
+            { maxBatchSize: ENTRY_BATCH_SIZE },
+          );
+          entryLoaders.set(customApiId, loader);
+        }
+        return loader;
+      },
+    };
+    return context;
+  };
+}

@@ -1,0 +1,415 @@
+/**
+ * The v2 REST client. One undici Pool per upstream origin is created once per gateway
+ * (`createUpstreamTransport`) and shared by every request; the per-request client
+ * (`createUpstreamClient`) binds the caller's Authorization header, the request id, the call
+ * budget and the operation's abort signal. `sendUpstreamAttempt` performs exactly one HTTP
+ * attempt and maps the answer to a typed error, so resilience (retries, breaker) can wrap it.
+ */
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'undici';
+import type { CallBudget } from './budget.ts';
+import {
+  BadUserInputError,
+  ConflictError,
+  EntryTooLargeError,
+  ForbiddenError,
+  type GatewayError,
+  NotFoundError,
+  PreconditionFailedError,
+  RateLimitedError,
+  UnauthenticatedError,
+  UpstreamUnavailableError,
+} from './errors.ts';
+
+/** Connection settings of the shared pool; every value has a default. */
+export interface UpstreamPoolOptions {
+  /** Maximum sockets to the upstream origin. Default 64. */
+  connections?: number;
+  /** Time to establish a TCP (and TLS) connection. Default 2,000 ms. */
+  connectTimeoutMs?: number;
+  /** Time from sending a request until the response headers arrive. Default 10,000 ms. */
+  headersTimeoutMs?: number;
+  /** Maximum idle time between two chunks of a response body. Default 10,000 ms. */
+  bodyTimeoutMs?: number;
+  /** How long an idle keep-alive socket is kept. Default 4,000 ms. */
+  keepAliveTimeoutMs?: number;
+  /** Largest response body accepted; a bigger one is an unusable answer. Default 8 MiB. */
+  maxResponseBytes?: number;
+}
+
+/** The shared, token-free connection to one upstream. */
+export interface UpstreamTransport {
+  /** `scheme://host:port` of the upstream; the only place a token is ever sent. */
+  readonly origin: string;
+  /** Path prefix of the configured base URL ('' or e.g. '/commerce'), without trailing slash. */
+  readonly basePath: string;
+  readonly pool: Pool;
+  readonly maxResponseBytes: number;
+  close(): Promise<void>;
+}
+
+export function createUpstreamTransport(
+  baseUrl: string,
+  options: UpstreamPoolOptions = {},
+): UpstreamTransport {
+  const url = new URL(baseUrl);
+  const pool = new Pool(url.origin, {
+    connections: options.connections ?? 64,
+    connect: { timeout: options.connectTimeoutMs ?? 2_000 },
+    headersTimeout: options.headersTimeoutMs ?? 10_000,
+    bodyTimeout: options.bodyTimeoutMs ?? 10_000,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
+    // A Pool never follows redirects by itself (no redirect interceptor is composed in): a 3xx
+    // reaches sendUpstreamAttempt and becomes an error, so a token can never follow a Location.
+  });
+  return {
+    origin: url.origin,
+    basePath: url.pathname.replace(/\/+$/, ''),
+    pool,
+    maxResponseBytes: options.maxResponseBytes ?? 8 * 1024 * 1024,
+    close: () => pool.close(),
+  };
+}
+
+export type UpstreamMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** One call to the v2 API, described without any caller secret. */
+export interface UpstreamRequest {
+  method: UpstreamMethod;
+  /** Path segments below `/v2`, raw; each is percent-encoded here. */
+  segments: readonly string[];
+  /** Query parameters, e.g. `page[limit]`; encoded here. */
+  query?: Readonly<Record<string, string | undefined>>;
+  /** JSON body for POST/PUT. */
+  body?: unknown;
+  /** `If-Match` for PUT/DELETE (a weak etag `W/"…"`). */
+  ifMatch?: string;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  /** Parsed JSON body; undefined for 204 and other empty answers. */
+  body: unknown;
+  /** The ETag response header, when sent. */
+  etag: string | undefined;
+}
+
+/** What one attempt needs beside the request: the caller's credentials and the deadline. */
+export interface AttemptContext {
+  /** The caller's `Authorization` header value, forwarded verbatim. */
+  authorization: string;
+  requestId: string;
+  signal: AbortSignal | undefined;
+}
+
+/** Signature of one attempt; resilience wraps a function of this shape. */
+export type SendAttempt = (
+  transport: UpstreamTransport,
+  request: UpstreamRequest,
+  context: AttemptContext,
+) => Promise<UpstreamResponse>;
+
+/** Builds `/v2/a/b?x=y` from raw segments, refusing segments that could change the path. */
+export function buildPath(
+  basePath: string,
+  segments: readonly string[],
+  query?: Readonly<Record<string, string | undefined>>,
+): string {
+  let path = `${basePath}/v2`;
+  for (const segment of segments) {
+    // encodeURIComponent leaves '.' alone, so '.' and '..' would still walk up the tree.
+    if (segment === '' || segment === '.' || segment === '..') {
+      throw new BadUserInputError(`"${segment}" is not a valid path segment`);
+    }
+    path += `/${encodeURIComponent(segment)}`;
+  }
+  if (query) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) params.append(key, value);
+    }
+    const search = params.toString();
+    if (search !== '') path += `?${search}`;
+  }
+  return path;
+}
+
+/** One HTTP attempt: send, read the whole body, map the status. Never retries. */
+export const sendUpstreamAttempt: SendAttempt = async (transport, request, context) => {
+  const path = buildPath(transport.basePath, request.segments, request.query);
+  const headers: Record<string, string> = {
+    authorization: context.authorization,
+    'x-request-id': context.requestId,
+    accept: 'application/json',
+  };
+  let body: string | undefined;
+  if (request.body !== undefined) {
+    body = JSON.stringify(request.body);
+    headers['content-type'] = 'application/json';
+  }
+  if (request.ifMatch !== undefined) headers['if-match'] = request.ifMatch;
+
+  let status: number;
+  let responseHeaders: Record<string, string | string[] | undefined>;
+  let text: string;
+  try {
+    const response = await transport.pool.request({
+      method: request.method,
+      path,
+      headers,
+      body,
+      signal: context.signal,
+    });
+    status = response.statusCode;
+    responseHeaders = response.headers;
+    text = await readBody(response.body, transport.maxResponseBytes);
+  } catch (error) {
+    throw networkError(error, request.method);
+  }
+  const etag = headerValue(responseHeaders['etag']);
+  if (status >= 200 && status < 300) {
+    return { status, body: parseSuccessBody(status, responseHeaders, text), etag };
+  }
+  throw statusError(status, responseHeaders, text, context.authorization);
+};
+
+/** Reads a body to the end (so the socket goes back to the pool), bounded in size. */
+async function readBody(
+  stream: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+  max: number,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > max) {
+      stream.destroy();
+      throw new UpstreamUnavailableError('The commerce service sent an oversized response', {
+        reason: 'invalid-body',
+      });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const type = value.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+function invalidBody(why: string, cause?: unknown): UpstreamUnavailableError {
+  return new UpstreamUnavailableError(`The commerce service sent an unusable answer (${why})`, {
+    reason: 'invalid-body',
+    cause,
+  });
+}
+
+function parseSuccessBody(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+): unknown {
+  if (text === '' && (status === 204 || status === 202)) return undefined;
+  if (!isJsonContentType(headerValue(headers['content-type']))) {
+    throw invalidBody('not JSON');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw invalidBody('malformed JSON', error);
+  }
+}
+
+const NETWORK_REASONS: Record<string, UpstreamUnavailableError['reason']> = {
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  ECONNREFUSED: 'connect',
+  ENOTFOUND: 'connect',
+  EAI_AGAIN: 'connect',
+  EHOSTUNREACH: 'connect',
+  ECONNRESET: 'reset',
+  EPIPE: 'reset',
+  UND_ERR_SOCKET: 'reset',
+  UND_ERR_CLOSED: 'reset',
+  UND_ERR_ABORTED: 'aborted',
+};
+
+function networkError(error: unknown, method: UpstreamMethod): GatewayError {
+  if (error instanceof UpstreamUnavailableError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  const name = (error as { name?: unknown } | null)?.name;
+  let reason: UpstreamUnavailableError['reason'] =
+    typeof code === 'string' ? (NETWORK_REASONS[code] ?? 'connect') : 'connect';
+  if (name === 'AbortError' || name === 'TimeoutError') reason = 'aborted';
+  const what =
+    reason === 'timeout'
+      ? 'did not answer in time'
+      : reason === 'aborted'
+        ? 'call was cancelled'
+        : 'could not be reached';
+  return new UpstreamUnavailableError(`The commerce service ${what} (${method})`, {
+    reason,
+    cause: error,
+  });
+}
+
+interface UpstreamErrorObject {
+  status?: unknown;
+  title?: unknown;
+  detail?: unknown;
+  source?: unknown;
+}
+
+/** The JSON:API error details a client can act on, without anything that looks like a token. */
+function upstreamDetail(text: string, authorization: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const errors = (parsed as { errors?: unknown } | null)?.errors;
+  if (!Array.isArray(errors)) return undefined;
+  const parts: string[] = [];
+  for (const item of errors as UpstreamErrorObject[]) {
+    const detail = typeof item?.detail === 'string' ? item.detail : item?.title;
+    if (typeof detail === 'string' && detail !== '') parts.push(detail);
+  }
+  if (parts.length === 0) return undefined;
+  let detail = parts.join('; ').slice(0, 1000);
+  const token = authorization.replace(/^Bearer\s+/i, '');
+  if (token.length >= 8) detail = detail.split(token).join('[redacted]');
+  return detail;
+}
+
+/** `Retry-After` as milliseconds: delta-seconds or an HTTP date. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+function statusError(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+  authorization: string,
+): GatewayError {
+  const detail = upstreamDetail(text, authorization);
+  const options = { upstreamStatus: status };
+  switch (status) {
+    case 400:
+    case 422:
+      return new BadUserInputError(detail ?? 'The commerce service rejected the input', options);
+    case 401:
+      return new UnauthenticatedError(
+        'The bearer token was not accepted by the commerce service (missing, unknown or expired)',
+        options,
+      );
+    case 403:
+      return new ForbiddenError(
+        detail ?? 'This token may not perform this operation (implicit tokens are read-only)',
+        options,
+      );
+    case 404:
+      return new NotFoundError(detail ?? 'Not found in this store', options);
+    case 409:
+      return new ConflictError(detail ?? 'The write conflicts with an existing resource', options);
+    case 412:
+      return new PreconditionFailedError(
+        'The resource changed since that etag was read; read it again and retry',
+        options,
+      );
+    case 413:
+      return new EntryTooLargeError(detail ?? 'The entry exceeds the 64 KB limit', options);
+    case 429: {
+      const retryAfterMs = parseRetryAfter(headerValue(headers['retry-after']));
+      return new RateLimitedError(
+        retryAfterMs === undefined
+          ? 'The commerce service is rate-limiting this store; retry later'
+          : `The commerce service is rate-limiting this store; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+        { ...options, retryAfterMs },
+      );
+    }
+    default: {
+      const message =
+        status >= 300 && status < 400
+          ? `The commerce service answered with a redirect (${status}), which is not followed`
+          : `The commerce service failed (${status})`;
+      return new UpstreamUnavailableError(message, { ...options, reason: 'status' });
+    }
+  }
+}
+
+/** The per-request client: binds the caller, the budget and the signal to the shared pool. */
+export interface UpstreamClient {
+  /** Sends one call (one budget unit), returning the parsed answer or throwing a GatewayError. */
+  request(request: UpstreamRequest): Promise<UpstreamResponse>;
+}
+
+export interface UpstreamClientOptions {
+  transport: UpstreamTransport;
+  /** The caller's `Authorization` header value, forwarded verbatim and only to the transport. */
+  authorization: string;
+  requestId?: string;
+  budget: CallBudget;
+  signal?: AbortSignal;
+  /** The attempt function; resilience passes a wrapped `sendUpstreamAttempt`. */
+  send?: SendAttempt;
+}
+
+export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+  const send = options.send ?? sendUpstreamAttempt;
+  const context: AttemptContext = {
+    authorization: options.authorization,
+    requestId: options.requestId ?? randomUUID(),
+    signal: options.signal,
+  };
+  return {
+    request(request) {
+      options.budget.consume(`${request.method} /v2/${request.segments[0] ?? ''}`);
+      return send(options.transport, request, context);
+    },
+  };
+}
+
+// ---- shape checks: a 2xx that is not the documented envelope is an unusable answer ----
+
+export type JsonObject = Record<string, unknown>;
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `{data: {id: string, …}}` → data. */
+export function expectResource(response: UpstreamResponse): JsonObject {
+  const data = isJsonObject(response.body) ? response.body.data : undefined;
+  if (!isJsonObject(data) || typeof data.id !== 'string') throw invalidBody('not a resource');
+  return data;
+}
+
+/** The list envelope → its rows and `meta.results.total`. */
+export function expectList(response: UpstreamResponse): { data: JsonObject[]; total: number } {
+  const body = response.body;
+  if (!isJsonObject(body) || !Array.isArray(body.data)) throw invalidBody('not a list');
+  const meta = body.meta;
+  const results = isJsonObject(meta) ? meta.results : undefined;
+  const total = isJsonObject(results) ? results.total : undefined;
+  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) {
+    throw invalidBody('list without results.total');
+  }
+  for (const row of body.data) {
+    if (!isJsonObject(row) || typeof row.id !== 'string') throw invalidBody('list row without id');
+  }
+  return { data: body.data as JsonObject[], total };
+}
