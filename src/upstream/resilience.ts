@@ -1,0 +1,421 @@
+import { type AttemptContext, type SendAttempt, sendUpstreamAttempt } from './client.ts';
+import {
+  type GatewayError,
+  isGatewayError,
+  RateLimitedError,
+  UpstreamUnavailableError,
+} from './errors.ts';
+
+/**
+ * Resilience for upstream calls: a per-attempt timeout, retries for idempotent methods with
+ * jittered exponential backoff (honouring `Retry-After`), never past the operation's deadline,
+ * and one circuit breaker per upstream origin.
+ *
+ * The REST client performs ONE HTTP attempt and maps its outcome to the error family of
+ * `errors.ts`; this module decides, from those typed errors only, whether to try again and
+ * whether the upstream looks down. Contract with the attempt function:
+ * - connection refused / reset / per-call timeout → UpstreamUnavailableError reason
+ *   'connect' / 'reset' / 'timeout';
+ * - 5xx → UpstreamUnavailableError reason 'status' with `upstreamStatus`;
+ * - 429 → RateLimitedError with `retryAfterMs` when the upstream sent `Retry-After`;
+ * - a 200 whose body is not the JSON it should be → reason 'invalid-body';
+ * - anything thrown while the given signal is aborted is re-classified here ('timeout' for the
+ *   attempt's own timer, 'deadline' for the operation's deadline, 'aborted' for a client that
+ *   went away), so the client need not know which timer fired.
+ */
+
+/** Circuit breaker settings (one breaker per upstream origin). */
+export interface BreakerOptions {
+  /** Consecutive failures that open the breaker. Default 10. */
+  consecutiveFailures: number;
+  /** Rolling window for the failure ratio, ms. Default 10,000. */
+  windowMs: number;
+  /** Calls needed in the window before the ratio counts. Default 20. */
+  minimumCalls: number;
+  /** Failure ratio in the window that opens the breaker. Default 0.5. */
+  failureRatio: number;
+  /** How long the breaker stays open before one half-open probe is let through, ms. Default 5,000. */
+  cooldownMs: number;
+}
+
+export interface ResilienceOptions {
+  /** Timeout of one HTTP attempt (connect to end of body), ms. Default 5,000. */
+  attemptTimeoutMs: number;
+  /** Attempts for GET/HEAD including the first; other methods always get exactly 1. Default 3. */
+  maxAttempts: number;
+  /** First backoff step, ms; step n is drawn uniformly from [0, base·2^n] (full jitter). Default 50. */
+  backoffBaseMs: number;
+  /** Largest backoff step, ms. Default 1,000. */
+  backoffMaxMs: number;
+  /**
+   * Longest `Retry-After` honoured, ms. A 429 asking for longer (or past the deadline) is not
+   * retried and reaches the client as RATE_LIMITED. Default 2,000.
+   */
+  retryAfterMaxMs: number;
+  breaker: BreakerOptions;
+  /** Clock and randomness, injectable for tests. */
+  now?: () => number;
+  random?: () => number;
+}
+
+export const DEFAULT_BREAKER_OPTIONS: BreakerOptions = {
+  consecutiveFailures: 10,
+  windowMs: 10_000,
+  minimumCalls: 20,
+  failureRatio: 0.5,
+  cooldownMs: 5_000,
+};
+
+export const DEFAULT_RESILIENCE_OPTIONS: ResilienceOptions = {
+  attemptTimeoutMs: 5_000,
+  maxAttempts: 3,
+  backoffBaseMs: 50,
+  backoffMaxMs: 1_000,
+  retryAfterMaxMs: 2_000,
+  breaker: DEFAULT_BREAKER_OPTIONS,
+};
+
+export type ResilienceConfig = Partial<Omit<ResilienceOptions, 'breaker'>> & {
+  breaker?: Partial<BreakerOptions>;
+};
+
+/** One logical upstream call (which may become several attempts). */
+export interface UpstreamCall {
+  method: string;
+  /** Origin of the upstream (`http://host:port`); one breaker per origin. */
+  origin: string;
+  /** The operation's signal: the client's abort plus the operation deadline. */
+  signal?: AbortSignal | undefined;
+  /** Epoch ms of the operation deadline; backoff never sleeps past it. */
+  deadlineAt?: number | undefined;
+  /** Called before every attempt actually sent (retries included), e.g. to count calls. */
+  onAttempt?: ((attempt: number) => void) | undefined;
+}
+
+/** Performs one HTTP attempt; must stop when `signal` aborts. */
+export type Attempt<T> = (signal: AbortSignal, attempt: number) => Promise<T>;
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+export interface CircuitBreaker {
+  readonly state: BreakerState;
+  /** Throws UpstreamUnavailableError('circuit-open') unless a call may go out now. */
+  acquire(): () => void;
+  record(outcome: 'success' | 'failure' | 'neutral'): void;
+}
+
+export interface Resilience {
+  readonly options: ResilienceOptions;
+  execute<T>(call: UpstreamCall, attempt: Attempt<T>): Promise<T>;
+  breaker(origin: string): CircuitBreaker;
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD']);
+const RETRYABLE_STATUS = new Set([502, 503, 504]);
+
+/** Failures that say the upstream (not the caller) is in trouble: they count for the breaker. */
+export function isUpstreamFailure(error: unknown): boolean {
+  if (!(error instanceof UpstreamUnavailableError)) return false;
+  switch (error.reason) {
+    case 'connect':
+    case 'reset':
+    case 'timeout':
+      return true;
+    case 'status':
+      return (error.upstreamStatus ?? 500) >= 500;
+    default:
+      // invalid-body is a contract problem of one route, aborted/deadline are the caller's
+      // choices, circuit-open is ours: none of them says the origin is down.
+      return false;
+  }
+}
+
+function isRetryable(error: unknown): boolean {
+  if (error instanceof RateLimitedError) return true;
+  if (!(error instanceof UpstreamUnavailableError)) return false;
+  if (error.reason === 'status') return RETRYABLE_STATUS.has(error.upstreamStatus ?? 0);
+  return error.reason === 'connect' || error.reason === 'reset' || error.reason === 'timeout';
+}
+
+export function createCircuitBreaker(
+  options: BreakerOptions,
+  now: () => number = Date.now,
+): CircuitBreaker {
+  let state: BreakerState = 'closed';
+  let consecutive = 0;
+  let openedAt = 0;
+  let probing = false;
+  // Rolling window as 10 buckets of [calls, failures]: O(1) memory however busy the origin is.
+  const bucketCount = 10;
+  const bucketMs = Math.max(1, Math.ceil(options.windowMs / bucketCount));
+  const calls = new Array<number>(bucketCount).fill(0);
+  const failures = new Array<number>(bucketCount).fill(0);
+  let lastBucket = Math.floor(now() / bucketMs);
+
+  const rotate = () => {
+    const current = Math.floor(now() / bucketMs);
+    const steps = Math.min(bucketCount, current - lastBucket);
+    for (let i = 1; i <= steps; i++) {
+      const index = (lastBucket + i) % bucketCount;
+      calls[index] = 0;
+      failures[index] = 0;
+    }
+    lastBucket = Math.max(lastBucket, current);
+    return lastBucket % bucketCount;
+  };
+
+  const reset = () => {
+    consecutive = 0;
+    calls.fill(0);
+    failures.fill(0);
+  };
+
+  const open = () => {
+    state = 'open';
+    openedAt = now();
+    probing = false;
+  };
+
+  return {
+    get state() {
+      if (state === 'open' && now() - openedAt >= options.cooldownMs) return 'half-open';
+      return state;
+    },
+    acquire() {
+      if (state === 'open') {
+        if (now() - openedAt < options.cooldownMs) throw circuitOpen();
+        state = 'half-open';
+      }
+      if (state === 'half-open') {
+        // Exactly one probe at a time; everyone else keeps failing fast until it answers.
+        if (probing) throw circuitOpen();
+        probing = true;
+        let released = false;
+        return () => {
+          if (!released) {
+            released = true;
+            probing = false;
+          }
+        };
+      }
+      return () => {};
+    },
+    record(outcome) {
+      if (outcome === 'neutral') return;
+      if (state === 'half-open') {
+        probing = false;
+        if (outcome === 'success') {
+          state = 'closed';
+          reset();
+        } else {
+          open();
+        }
+        return;
+      }
+      if (state === 'open') return;
+      const index = rotate();
+      calls[index] = (calls[index] ?? 0) + 1;
+      if (outcome === 'success') {
+        consecutive = 0;
+        return;
+      }
+      failures[index] = (failures[index] ?? 0) + 1;
+      consecutive += 1;
+      const total = calls.reduce((a, b) => a + b, 0);
+      const failed = failures.reduce((a, b) => a + b, 0);
+      if (
+        consecutive >= options.consecutiveFailures ||
+        (total >= options.minimumCalls && failed / total >= options.failureRatio)
+      ) {
+        open();
+      }
+    },
+  };
+}
+
+function circuitOpen(): UpstreamUnavailableError {
+  return new UpstreamUnavailableError('The upstream service is unavailable; try again shortly', {
+    reason: 'circuit-open',
+  });
+}
+
+/** Sleeps `ms`, or rejects with the signal's reason when it aborts first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function isTimeoutReason(reason: unknown): boolean {
+  return (
+    (reason instanceof Error || (typeof reason === 'object' && reason !== null)) &&
+    (reason as { name?: unknown }).name === 'TimeoutError'
+  );
+}
+
+/**
+ * Why an operation signal aborted: a GatewayError reason passes through; a TimeoutError (as from
+ * `AbortSignal.timeout`) is the deadline; anything else is the client going away.
+ */
+export function abortError(signal: AbortSignal, cause?: unknown): GatewayError {
+  const reason: unknown = signal.reason;
+  if (isGatewayError(reason)) return reason;
+  if (isTimeoutReason(reason)) {
+    return new UpstreamUnavailableError('The operation ran out of time waiting for the upstream', {
+      reason: 'deadline',
+      cause: cause ?? reason,
+    });
+  }
+  return new UpstreamUnavailableError('The request was cancelled', {
+    reason: 'aborted',
+    cause: cause ?? reason,
+  });
+}
+
+export function resolveResilienceOptions(config: ResilienceConfig = {}): ResilienceOptions {
+  const { breaker, ...rest } = config;
+  const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const definedBreaker = Object.fromEntries(
+    Object.entries(breaker ?? {}).filter(([, v]) => v !== undefined),
+  );
+  return {
+    ...DEFAULT_RESILIENCE_OPTIONS,
+    ...defined,
+    breaker: { ...DEFAULT_BREAKER_OPTIONS, ...definedBreaker },
+  };
+}
+
+export function createResilience(config: ResilienceConfig = {}): Resilience {
+  const options = resolveResilienceOptions(config);
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const breakers = new Map<string, CircuitBreaker>();
+
+  const breakerFor = (origin: string): CircuitBreaker => {
+    let breaker = breakers.get(origin);
+    if (breaker === undefined) {
+      breaker = createCircuitBreaker(options.breaker, now);
+      breakers.set(origin, breaker);
+    }
+    return breaker;
+  };
+
+  /** One attempt under its own timer, linked to the operation signal, cleaned up after. */
+  async function runAttempt<T>(call: UpstreamCall, attempt: Attempt<T>, index: number): Promise<T> {
+    const parent = call.signal;
+    if (parent?.aborted) throw abortError(parent);
+    const remaining = call.deadlineAt === undefined ? Infinity : call.deadlineAt - now();
+    const timeoutMs = Math.max(1, Math.min(options.attemptTimeoutMs, remaining));
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(
+        new UpstreamUnavailableError('The upstream did not answer in time', {
+          reason: 'timeout',
+        }),
+      );
+    }, timeoutMs);
+    const onParentAbort = () => controller.abort(parent?.reason);
+    parent?.addEventListener('abort', onParentAbort, { once: true });
+    try {
+      call.onAttempt?.(index);
+      return await attempt(controller.signal, index);
+    } catch (error) {
+      if (parent?.aborted) {
+        // The deadline firing mid-attempt is the upstream being slow: report it as 'deadline'
+        // (the caller's view) but let the breaker see a timeout below.
+        throw abortError(parent, error);
+      }
+      if (timedOut) {
+        throw new UpstreamUnavailableError('The upstream did not answer in time', {
+          reason: 'timeout',
+          cause: error,
+        });
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', onParentAbort);
+    }
+  }
+
+  async function execute<T>(call: UpstreamCall, attempt: Attempt<T>): Promise<T> {
+    const breaker = breakerFor(call.origin);
+    const attempts = IDEMPOTENT.has(call.method.toUpperCase()) ? options.maxAttempts : 1;
+    for (let index = 0; ; index++) {
+      const release = breaker.acquire();
+      let result: T;
+      try {
+        result = await runAttempt(call, attempt, index);
+      } catch (error) {
+        const deadlineMidAttempt =
+          error instanceof UpstreamUnavailableError && error.reason === 'deadline';
+        breaker.record(isUpstreamFailure(error) || deadlineMidAttempt ? 'failure' : 'neutral');
+        release();
+        if (index + 1 >= attempts || !isRetryable(error)) throw error;
+        const delay = backoffDelay(error, index);
+        if (delay === undefined) throw error;
+        if (call.deadlineAt !== undefined && now() + delay >= call.deadlineAt) throw error;
+        try {
+          await sleep(delay, call.signal);
+        } catch {
+          throw call.signal ? abortError(call.signal) : error;
+        }
+        continue;
+      }
+      breaker.record('success');
+      release();
+      return result;
+    }
+  }
+
+  /** Delay before the next attempt, or undefined when the upstream asked for too long. */
+  function backoffDelay(error: unknown, index: number): number | undefined {
+    const step = Math.min(options.backoffMaxMs, options.backoffBaseMs * 2 ** index);
+    const jitter = Math.floor(random() * step);
+    if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) {
+      if (error.retryAfterMs > options.retryAfterMaxMs) return undefined;
+      // Honour the upstream's wish, spread a little so waiting callers do not return in lockstep.
+      return error.retryAfterMs + Math.floor(random() * options.backoffBaseMs);
+    }
+    return jitter;
+  }
+
+  return { options, execute, breaker: breakerFor };
+}
+
+/** The attempt context plus the operation deadline, when the caller knows it. */
+type DeadlineAware = AttemptContext & { deadlineAt?: number };
+
+/**
+ * Wraps the client's one-attempt function: the same signature, with timeouts, retries and the
+ * breaker of `resilience`. Retries are not extra budget units: the budget counts logical calls.
+ */
+export function createResilientSend(
+  resilience: Resilience,
+  send: SendAttempt = sendUpstreamAttempt,
+): SendAttempt {
+  return (transport, request, context) =>
+    resilience.execute(
+      {
+        method: request.method,
+        origin: transport.origin,
+        signal: context.signal,
+        deadlineAt: (context as DeadlineAware).deadlineAt,
+      },
+      (signal) => send(transport, request, { ...context, signal }),
+    );
+}
