@@ -1,0 +1,111 @@
+/**
+ * Builds the embedded v2 commerce service (fastify + SQLite) without listening: `main.ts`
+ * listens for `npm run service`, src/main.ts beside the gateway, tests on port 0.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { ClientCredentials } from '../config.ts';
+import { createAuthenticator } from './auth.ts';
+import type { RouteModule, ServiceContext } from './context.ts';
+import { openDatabase } from './db.ts';
+import { frameworkErrorHandler, registerErrorHandling } from './errors.ts';
+import { oauthRoutes } from './routes/oauth.ts';
+import { ensureStores, type StoreContext } from './stores.ts';
+import { type Clock, createTimestamper, systemClock } from './time.ts';
+
+export interface CommerceServiceOptions {
+  /** SQLite file path, or `:memory:`. The parent directory must exist. */
+  dbPath: string;
+  /** One store per client; the first client's store is the demo store. At least one. */
+  clients: ClientCredentials[];
+  /** Seed the demo store when it has never been seeded and holds no Custom APIs. */
+  seed: boolean;
+  seedOptions?: { orders?: number };
+  /** fastify's logger (pino), default off. */
+  logger?: boolean;
+  /** Clock for token expiry and record timestamps; default `Date.now`. Tests inject one. */
+  now?: Clock;
+}
+
+/** Largest request body; well above the 64 KB entry limit, so that limit answers with its own 413. */
+export const BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Route modules under /v2, all behind the bearer-token hook. Add a module here to serve it.
+ */
+const v2Routes: RouteModule[] = [];
+
+export async function createCommerceService(
+  options: CommerceServiceOptions,
+): Promise<FastifyInstance> {
+  if (options.clients.length === 0) throw new Error('The commerce service needs a client');
+  const db = openDatabase(options.dbPath);
+  const clock = options.now ?? systemClock;
+  const ctx: ServiceContext = {
+    db,
+    clock,
+    timestamp: createTimestamper(clock),
+    clients: options.clients,
+  };
+
+  let app: FastifyInstance;
+  try {
+    const [demoStore] = ensureStores(db, options.clients, ctx.timestamp());
+    if (options.seed && demoStore !== undefined) await seedIfEmpty(ctx, demoStore, options);
+    app = Fastify({
+      logger: options.logger ?? false,
+      bodyLimit: BODY_LIMIT,
+      frameworkErrors: frameworkErrorHandler,
+      // The official SDK posts item discounts to `…/items/{id}//custom-discounts`.
+      routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },
+    });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  app.addHook('onClose', async () => {
+    db.close();
+  });
+
+  registerErrorHandling(app);
+  // Only JSON by default (plus the JSON:API media type); text/plain bodies are a 415.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser(
+    'application/vnd.api+json',
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'error'),
+  );
+  app.decorateRequest('store', null as unknown as StoreContext);
+
+  await app.register(oauthRoutes(ctx));
+
+  const authenticate = createAuthenticator(db, clock);
+  await app.register(
+    async (v2) => {
+      // onRequest, before the body is read: an unauthenticated caller learns nothing about
+      // body rules, and no body is parsed for it.
+      v2.addHook('onRequest', async (request) => {
+        request.store = authenticate(request);
+      });
+      for (const routes of v2Routes) await v2.register(routes(ctx));
+    },
+    { prefix: '/v2' },
+  );
+  return app;
+}
+
+async function seedIfEmpty(
+  ctx: ServiceContext,
+  storeId: string,
+  options: CommerceServiceOptions,
+): Promise<void> {
+  const { db } = ctx;
+  const store = db.prepare('SELECT seeded_at FROM stores WHERE id = ?').get(storeId) as
+    | { seeded_at: string | null }
+    | undefined;
+  const hasData = db.prepare('SELECT 1 FROM custom_apis WHERE store_id = ? LIMIT 1').get(storeId);
+  if (store?.seeded_at || hasData) return;
+  // Imported on demand: the seed module is large and most tests run without it.
+  const { seedDemoStore } = await import('./seed.ts');
+  seedDemoStore(db, storeId, options.seedOptions);
+  db.prepare('UPDATE stores SET seeded_at = ? WHERE id = ?').run(ctx.timestamp(), storeId);
+}

@@ -1,0 +1,28 @@
+/**
+ * What every route module receives: the database, the clock and the timestamp source. Route
+ * modules export `(ctx: ServiceContext) => FastifyPluginAsync` and are listed once in app.ts.
+ * Routes under /v2 find the caller's store in `request.store` (set by the auth hook).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ClientCredentials } from '../config.ts';
+import type { Db } from './db.ts';
+import type { StoreContext } from './stores.ts';
+import type { Clock } from './time.ts';
+
+export interface ServiceContext {
+  db: Db;
+  /** Milliseconds since the epoch (injectable for tests). */
+  clock: Clock;
+  /** A fresh record timestamp (24-char ISO UTC), strictly increasing within the process. */
+  timestamp: () => string;
+  clients: ClientCredentials[];
+}
+
+export type RouteModule = (ctx: ServiceContext) => FastifyPluginAsync;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller's store; set on every /v2 route before the handler runs. */
+    store: StoreContext;
+  }
+}

@@ -1,0 +1,516 @@
+/**
+ * The one module that owns list endpoints: parsing `page[limit]`, `page[offset]`, `sort` and
+ * `filter`, turning them into SQL with bound parameters, and building the list envelope with
+ * its links and `meta`. Every list route calls `listResources` (see its JSDoc for an example);
+ * none parses paging or filters itself.
+ *
+ * Rules (shared with the gateway, see contracts):
+ * - `page[limit]` integer 1..100, default the store's `page_length`; `page[offset]` integer
+ *   >= 0; endpoints with a hard offset limit (orders, files) reject offsets above it.
+ * - `sort=attr` ascending, `sort=-attr` descending; ties are ordered by id in the same direction,
+ *   so the order is total and `(sortValue, id)` is a keyset position.
+ * - `filter=op(attr,value)[:op(attr,value)…]`, at most 10 clauses, AND-ed. Clauses are split at
+ *   `:` only outside parentheses (timestamps contain `:`); values cannot contain `(` or `)`.
+ *   Ops: eq, like (`*` wildcard), in (comma list), gt, ge, lt, le, each allowed per attribute.
+ *   Timestamps may be any ISO-8601 form and are normalised to the stored 24-character form.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { FastifyRequest } from 'fastify';
+import type { Db } from './db.ts';
+import { badRequest } from './errors.ts';
+import { parseTimestamp } from './time.ts';
+
+export type FilterOpName = 'eq' | 'like' | 'in' | 'gt' | 'ge' | 'lt' | 'le';
+
+const ALL_OPS: FilterOpName[] = ['eq', 'like', 'in', 'gt', 'ge', 'lt', 'le'];
+
+/**
+ * How a filter value is read: `timestamp` (ISO-8601, normalised), `id` (lowercased text),
+ * `string` (as given), `integer` (a whole number).
+ */
+export type AttributeKind = 'timestamp' | 'id' | 'string' | 'integer';
+
+export interface ListAttribute {
+  /** The SQL column; a trusted identifier from code, never from a request. */
+  column: string;
+  kind: AttributeKind;
+  /** Operators clients may use on this attribute. */
+  ops: FilterOpName[];
+}
+
+/** What a list endpoint allows. */
+export interface ListSpec {
+  /** Filterable attributes by their public name. */
+  filters: Record<string, ListAttribute>;
+  /** Sortable attributes by their public name → SQL column. */
+  sorts: Record<string, string>;
+  /** Sort when the request has none, e.g. `-created_at`. */
+  defaultSort: string;
+  /** Column that breaks ties; default `id`. */
+  idColumn?: string;
+  /** When set, `page[offset]` above it is a 400 (orders and files: 10,000). */
+  hardOffsetLimit?: number;
+}
+
+export const MAX_PAGE_LIMIT = 100;
+export const MAX_FILTER_CLAUSES = 10;
+/** Values in one `in(…)` clause. */
+export const MAX_IN_VALUES = 100;
+/** The production API's offset limit: hard on orders and files, soft elsewhere. */
+export const OFFSET_LIMIT = 10_000;
+
+/** The attributes every list filters and sorts on, with the production API's operators. */
+export function standardListSpec(overrides: Partial<ListSpec> = {}): ListSpec {
+  return {
+    filters: {
+      id: { column: 'id', kind: 'id', ops: ['eq', 'in', 'lt', 'le', 'gt', 'ge'] },
+      created_at: { column: 'created_at', kind: 'timestamp', ops: ['eq', 'lt', 'le', 'gt', 'ge'] },
+      updated_at: { column: 'updated_at', kind: 'timestamp', ops: ['eq', 'lt', 'le', 'gt', 'ge'] },
+      ...overrides.filters,
+    },
+    sorts: { created_at: 'created_at', updated_at: 'updated_at', id: 'id', ...overrides.sorts },
+    defaultSort: overrides.defaultSort ?? '-created_at',
+    idColumn: overrides.idColumn ?? 'id',
+    ...(overrides.hardOffsetLimit === undefined
+      ? {}
+      : { hardOffsetLimit: overrides.hardOffsetLimit }),
+  };
+}
+
+/** One parsed filter clause as SQL: a condition with `?` placeholders and its parameters. */
+export interface SqlCondition {
+  sql: string;
+  params: unknown[];
+}
+
+export interface ListQuery {
+  limit: number;
+  offset: number;
+  /** Public sort string as normalised, e.g. `-created_at`. */
+  sort: string;
+  sortColumn: string;
+  descending: boolean;
+  conditions: SqlCondition[];
+  /** The raw `filter` parameter when one was given (kept in links). */
+  filter: string | undefined;
+}
+
+function single(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) throw badRequest(`${name} is given more than once.`, name);
+  if (typeof value !== 'string') throw badRequest(`${name} must be a single value.`, name);
+  return value;
+}
+
+function parseNonNegativeInteger(name: string, raw: string, max: number): number {
+  if (!/^\d+$/.test(raw)) {
+    throw badRequest(`${name} must be a whole number, got "${raw}".`, name);
+  }
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value > max) {
+    throw badRequest(`${name} must be at most ${max}, got ${raw}.`, name);
+  }
+  return value;
+}
+
+function describeAllowed(spec: ListSpec): string {
+  return Object.entries(spec.filters)
+    .map(([name, attr]) => `${name} (${attr.ops.join(', ')})`)
+    .join(', ');
+}
+
+/** Splits `a(b,c):d(e,f)` at top-level colons; rejects unbalanced or nested parentheses. */
+function splitClauses(filter: string): string[] {
+  const clauses: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < filter.length; i++) {
+    const ch = filter[i];
+    if (ch === '(') {
+      if (depth > 0) {
+        throw badRequest(
+          `Cannot parse filter "${filter}": values cannot contain "(" or ")".`,
+          'filter',
+        );
+      }
+      depth = 1;
+    } else if (ch === ')') {
+      if (depth === 0) {
+        throw badRequest(`Cannot parse filter "${filter}": unbalanced ")".`, 'filter');
+      }
+      depth = 0;
+    } else if (ch === ':' && depth === 0) {
+      clauses.push(filter.slice(start, i));
+      start = i + 1;
+    }
+  }
+  if (depth !== 0) {
+    throw badRequest(`Cannot parse filter "${filter}": a clause is missing its ")".`, 'filter');
+  }
+  clauses.push(filter.slice(start));
+  return clauses;
+}
+
+const CLAUSE = /^\s*([A-Za-z]+)\(\s*([A-Za-z0-9_.]*)\s*,(.*)\)\s*$/s;
+
+function likePattern(value: string): string {
+  // `*` is the API's wildcard; SQL's own wildcards in the value are literal.
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+}
+
+function parseValue(
+  name: string,
+  attr: ListAttribute,
+  raw: string,
+  clause: string,
+): string | number | { ms: string; exact: boolean } {
+  const trimmed = attr.kind === 'string' ? raw : raw.trim();
+  if (trimmed === '') throw badRequest(`Filter "${clause}" has an empty value.`, 'filter');
+  switch (attr.kind) {
+    case 'timestamp': {
+      // A `+` offset arrives as a space when the client did not percent-encode it.
+      const parsed = parseTimestamp(trimmed.replace(' ', '+'));
+      if (!parsed) {
+        throw badRequest(
+          `Filter "${clause}": "${trimmed}" is not an ISO-8601 timestamp for ${name} ` +
+            '(e.g. 2024-05-01T10:00:00.000Z).',
+          'filter',
+        );
+      }
+      return { ms: parsed.iso, exact: parsed.exact };
+    }
+    case 'integer': {
+      if (!/^-?\d+$/.test(trimmed) || !Number.isSafeInteger(Number(trimmed))) {
+        throw badRequest(`Filter "${clause}": ${name} takes a whole number.`, 'filter');
+      }
+      return Number(trimmed);
+    }
+    case 'id':
+      return trimmed.toLowerCase();
+    default:
+      return trimmed;
+  }
+}
+
+function toCondition(clause: string, spec: ListSpec): SqlCondition {
+  const match = CLAUSE.exec(clause);
+  if (!match) {
+    throw badRequest(
+      `Cannot parse filter clause "${clause}": expected op(attribute,value), ` +
+        `e.g. gt(created_at,2024-05-01T10:00:00.000Z). Allowed attributes: ${describeAllowed(spec)}.`,
+      'filter',
+    );
+  }
+  const op = (match[1] ?? '').toLowerCase() as FilterOpName;
+  const name = match[2] ?? '';
+  const rawValue = match[3] ?? '';
+  if (!ALL_OPS.includes(op)) {
+    throw badRequest(
+      `Unknown filter operator "${match[1]}" in "${clause}"; operators: ${ALL_OPS.join(', ')}. ` +
+        `Allowed attributes: ${describeAllowed(spec)}.`,
+      'filter',
+    );
+  }
+  const attr = Object.hasOwn(spec.filters, name) ? spec.filters[name] : undefined;
+  if (!attr) {
+    throw badRequest(
+      `Cannot filter on "${name}". Allowed attributes: ${describeAllowed(spec)}.`,
+      'filter',
+    );
+  }
+  if (!attr.ops.includes(op)) {
+    throw badRequest(
+      `Operator "${op}" is not allowed on "${name}"; allowed: ${attr.ops.join(', ')}.`,
+      'filter',
+    );
+  }
+  const col = attr.column;
+  if (op === 'in') {
+    const values = rawValue.split(',').map((v) => parseValue(name, attr, v, clause));
+    if (values.length > MAX_IN_VALUES) {
+      throw badRequest(`Filter "${clause}" lists more than ${MAX_IN_VALUES} values.`, 'filter');
+    }
+    const plain = values.map((v) => (typeof v === 'object' ? v.ms : v));
+    // One JSON parameter keeps the SQL text constant whatever the number of values.
+    return { sql: `${col} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(plain)] };
+  }
+  const value = parseValue(name, attr, rawValue, clause);
+  if (op === 'like') {
+    return { sql: `${col} LIKE ? ESCAPE '\\'`, params: [likePattern(String(value))] };
+  }
+  let bound: string | number;
+  let sqlOp = { eq: '=', gt: '>', ge: '>=', lt: '<', le: '<=' }[op];
+  if (typeof value === 'object') {
+    bound = value.ms;
+    if (!value.exact) {
+      // The input had sub-millisecond digits, so it lies strictly between stored values
+      // `ms` and `ms + 1`: nothing equals it, and ge/le become gt/le on the truncated value.
+      if (op === 'eq') return { sql: '0', params: [] };
+      if (op === 'ge') sqlOp = '>';
+      if (op === 'lt') sqlOp = '<=';
+    }
+  } else {
+    bound = value;
+  }
+  return { sql: `${col} ${sqlOp} ?`, params: [bound] };
+}
+
+/**
+ * Parses the paging, sort and filter parameters of a request. Throws a 400 ApiError naming the
+ * offending parameter (and, for filters and sorts, what is allowed).
+ */
+export function parseListQuery(query: unknown, spec: ListSpec, pageLength: number): ListQuery {
+  const q = (typeof query === 'object' && query !== null ? query : {}) as Record<string, unknown>;
+
+  const rawLimit = single(q, 'page[limit]');
+  let limit = pageLength;
+  if (rawLimit !== undefined) {
+    if (!/^\d+$/.test(rawLimit) || Number(rawLimit) < 1 || Number(rawLimit) > MAX_PAGE_LIMIT) {
+      throw badRequest(
+        `page[limit] must be a whole number from 1 to ${MAX_PAGE_LIMIT}, got "${rawLimit}".`,
+        'page[limit]',
+      );
+    }
+    limit = Number(rawLimit);
+  }
+
+  const rawOffset = single(q, 'page[offset]');
+  let offset = 0;
+  if (rawOffset !== undefined) {
+    offset = parseNonNegativeInteger('page[offset]', rawOffset, Number.MAX_SAFE_INTEGER);
+  }
+  if (spec.hardOffsetLimit !== undefined && offset > spec.hardOffsetLimit) {
+    throw badRequest(
+      `page[offset] may be at most ${spec.hardOffsetLimit} here; ` +
+        'to go deeper, sort on created_at or id and filter past the last value (keyset paging).',
+      'page[offset]',
+    );
+  }
+
+  const rawSort = single(q, 'sort');
+  const sort = rawSort === undefined || rawSort.trim() === '' ? spec.defaultSort : rawSort.trim();
+  const descending = sort.startsWith('-');
+  const sortName = descending ? sort.slice(1) : sort;
+  const sortColumn = Object.hasOwn(spec.sorts, sortName) ? spec.sorts[sortName] : undefined;
+  if (sortColumn === undefined) {
+    throw badRequest(
+      `Cannot sort on "${sortName}". Allowed: ${Object.keys(spec.sorts).join(', ')} ` +
+        '(prefix with - for descending).',
+      'sort',
+    );
+  }
+
+  const rawFilter = single(q, 'filter');
+  const filter = rawFilter === undefined || rawFilter.trim() === '' ? undefined : rawFilter;
+  const conditions: SqlCondition[] = [];
+  if (filter !== undefined) {
+    const clauses = splitClauses(filter);
+    if (clauses.length > MAX_FILTER_CLAUSES) {
+      throw badRequest(
+        `At most ${MAX_FILTER_CLAUSES} filter clauses are allowed, got ${clauses.length}.`,
+        'filter',
+      );
+    }
+    for (const clause of clauses) {
+      if (clause.trim() === '') {
+        throw badRequest(`Cannot parse filter "${filter}": empty clause (a stray ":"?).`, 'filter');
+      }
+      conditions.push(toCondition(clause, spec));
+    }
+  }
+
+  return { limit, offset, sort, sortColumn, descending, conditions, filter };
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_.]*$/;
+
+function assertIdentifier(name: string): string {
+  if (!IDENTIFIER.test(name)) throw new Error(`Not a SQL identifier: ${name}`);
+  return name;
+}
+
+/** The SQL of one list call: page rows and the matching count, both with bound parameters. */
+export interface ListSql {
+  sql: string;
+  params: unknown[];
+  countSql: string;
+  countParams: unknown[];
+}
+
+/**
+ * Builds the page and count statements. `scope` is the equality prefix every row must match
+ * (`{ store_id, custom_api_id }`); it comes first so it lines up with the
+ * `(store_id[, parent], sort column, id)` indexes and the query is an index range scan.
+ */
+export function buildListSql(
+  table: string,
+  columns: string,
+  scope: Record<string, string | number>,
+  query: ListQuery,
+  idColumn = 'id',
+): ListSql {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  for (const [column, value] of Object.entries(scope)) {
+    where.push(`${assertIdentifier(column)} = ?`);
+    params.push(value);
+  }
+  for (const condition of query.conditions) {
+    where.push(condition.sql);
+    params.push(...condition.params);
+  }
+  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const dir = query.descending ? 'DESC' : 'ASC';
+  const sortColumn = assertIdentifier(query.sortColumn);
+  const tie = assertIdentifier(idColumn);
+  const order = sortColumn === tie ? `${sortColumn} ${dir}` : `${sortColumn} ${dir}, ${tie} ${dir}`;
+  const from = assertIdentifier(table);
+  return {
+    sql: `SELECT ${columns} FROM ${from} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    params: [...params, query.limit, query.offset],
+    countSql: `SELECT count(*) FROM ${from} ${whereSql}`,
+    countParams: params,
+  };
+}
+
+export interface ListLinks {
+  current: string;
+  first: string;
+  last: string;
+  next: string | null;
+  prev: string | null;
+}
+
+/** The list envelope of every list endpoint, present with zero results too. */
+export interface ListEnvelope<T> {
+  data: T[];
+  links: ListLinks;
+  meta: {
+    page: { limit: number; offset: number; current: number; total: number };
+    results: { total: number };
+  };
+}
+
+/** Absolute link to the same list at another offset, keeping sort, filter and other params. */
+function linkBuilder(request: FastifyRequest, limit: number): (offset: number) => string {
+  const path = request.url.split('?')[0] ?? '/';
+  const base = `${request.protocol}://${request.host}${path}`;
+  const kept: string[] = [];
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(query)) {
+    if (key === 'page[limit]' || key === 'page[offset]') continue;
+    for (const v of Array.isArray(value) ? value : [value]) {
+      kept.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
+    }
+  }
+  const rest = kept.length > 0 ? `&${kept.join('&')}` : '';
+  return (offset) => `${base}?page[limit]=${limit}&page[offset]=${offset}${rest}`;
+}
+
+/** Builds the envelope for a page already read. */
+export function buildEnvelope<T>(
+  request: FastifyRequest,
+  query: ListQuery,
+  data: T[],
+  total: number,
+  hardOffsetLimit?: number,
+): ListEnvelope<T> {
+  const { limit, offset } = query;
+  const link = linkBuilder(request, limit);
+  const pages = Math.ceil(total / limit);
+  const reachable = hardOffsetLimit ?? Number.POSITIVE_INFINITY;
+  const lastOffset = Math.min(Math.max(0, (pages - 1) * limit), reachable);
+  const nextOffset = offset + limit;
+  return {
+    data,
+    links: {
+      current: link(offset),
+      first: link(0),
+      last: link(lastOffset),
+      next: nextOffset < total && nextOffset <= reachable ? link(nextOffset) : null,
+      prev: offset > 0 ? link(Math.max(0, Math.min(offset - limit, lastOffset))) : null,
+    },
+    meta: {
+      page: { limit, offset, current: Math.floor(offset / limit) + 1, total: pages },
+      results: { total },
+    },
+  };
+}
+
+export interface ListResourcesOptions<Row, Item> {
+  request: FastifyRequest;
+  db: Db;
+  /** Table (or view) name; trusted. */
+  table: string;
+  /** Columns to select, default `*`; trusted. */
+  columns?: string;
+  /** Equality conditions every row must meet, in index order: `{ store_id, custom_api_id }`. */
+  scope: Record<string, string | number>;
+  spec: ListSpec;
+  /** Turns a row into the JSON item. */
+  map: (row: Row) => Item;
+  /** Total of the unfiltered list when it is kept elsewhere (a counter); default count(*). */
+  countAll?: () => number;
+}
+
+const statementCache = new WeakMap<Db, Map<string, Statement<unknown[]>>>();
+
+function prepared(db: Db, sql: string): Statement<unknown[]> {
+  let cache = statementCache.get(db);
+  if (!cache) {
+    cache = new Map();
+    statementCache.set(db, cache);
+  }
+  let statement = cache.get(sql);
+  if (!statement) {
+    // The SQL text depends only on the endpoint, sort and filter shape (values are bound),
+    // so the number of distinct statements is small; the bound is a safety net.
+    if (cache.size > 1000) cache.clear();
+    statement = db.prepare<unknown[]>(sql);
+    cache.set(sql, statement);
+  }
+  return statement;
+}
+
+/**
+ * Serves one list request end to end: parses `page[limit]`, `page[offset]`, `sort` and
+ * `filter` (400 on anything invalid), reads the page and the total in one read transaction and
+ * returns the envelope. The store's `page_length` setting is the default limit.
+ *
+ * @example
+ * app.get('/orders', async (request) =>
+ *   listResources({
+ *     request, db: ctx.db, table: 'orders',
+ *     scope: { store_id: request.store.id },
+ *     spec: standardListSpec({ hardOffsetLimit: OFFSET_LIMIT }),
+ *     map: (row: OrderRow) => orderJson(row),
+ *   }));
+ */
+export function listResources<Row, Item>(
+  options: ListResourcesOptions<Row, Item>,
+): ListEnvelope<Item> {
+  const { request, db, spec } = options;
+  const query = parseListQuery(request.query, spec, request.store.settings.pageLength);
+  const built = buildListSql(
+    options.table,
+    options.columns ?? '*',
+    options.scope,
+    query,
+    spec.idColumn ?? 'id',
+  );
+  const read = db.transaction(() => {
+    const rows = prepared(db, built.sql).all(...built.params) as Row[];
+    const total =
+      query.conditions.length === 0 && options.countAll
+        ? options.countAll()
+        : Number(
+            prepared(db, built.countSql)
+              .pluck()
+              .get(...built.countParams),
+          );
+    return { rows, total };
+  });
+  const { rows, total } = read();
+  return buildEnvelope(request, query, rows.map(options.map), total, spec.hardOffsetLimit);
+}

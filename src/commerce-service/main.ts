@@ -1,0 +1,51 @@
+/**
+ * `npm run service`: the commerce service alone. Reads its configuration from the environment
+ * (PORT, HOST, COMMERCE_DB, COMMERCE_CLIENTS, COMMERCE_SEED; see src/config.ts), listens, and
+ * stops cleanly on SIGINT/SIGTERM (in-flight requests finish, the database is closed).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { loadServiceConfig } from '../config.ts';
+import { createCommerceService } from './app.ts';
+
+async function main(): Promise<void> {
+  const config = loadServiceConfig();
+  if (config.dbPath !== ':memory:' && !config.dbPath.startsWith('file:')) {
+    mkdirSync(dirname(config.dbPath), { recursive: true });
+  }
+  const app = await createCommerceService({
+    dbPath: config.dbPath,
+    clients: config.clients,
+    seed: config.seed,
+    logger: false,
+  });
+  const address = await app.listen({ port: config.port, host: config.host });
+  const demo = config.clients[0];
+  console.log(`commerce service listening on ${address} (database ${config.dbPath})`);
+  if (demo) {
+    console.log(`demo store client: client_id=${demo.id} client_secret=${demo.secret}`);
+    console.log(`get a token: curl -s -d grant_type=client_credentials -d client_id=${demo.id} \\`);
+    console.log(`  -d client_secret=${demo.secret} ${address}/oauth/access_token`);
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('error while stopping', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
