@@ -1,6 +1,14 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+// graphql 16 ships both index.js (CJS) and index.mjs (ESM) without an exports map: Node loads
+// the CJS copy for graphql-yoga, Pothos and graphql-armor, while Vite would give our own files
+// the ESM copy. Two copies mean `instanceof GraphQLError` fails and errors turn into 500s, so
+// every import of 'graphql' resolves to the one Node itself loads.
+const graphqlEntry = createRequire(import.meta.url).resolve('graphql');
+
 export default defineConfig({
+  resolve: { alias: [{ find: /^graphql$/, replacement: graphqlEntry }] },
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',

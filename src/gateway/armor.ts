@@ -1,0 +1,189 @@
+/**
+ * Defences against abusive and forged requests, all applied before any resolver (and so before
+ * any upstream call) runs: graphql-armor's depth, alias, token, directive and cost limits with
+ * explicit values that are never echoed to the client; CSRF prevention; introspection and field
+ * suggestions switchable; and the Yoga request options (body size, no batching, no multipart).
+ */
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
+import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+/** Limits on one GraphQL document. Every value is explicit; none is taken from a library default. */
+export interface QueryLimits {
+  /** Deepest field nesting (fragments flattened, introspection ignored). Default 10. */
+  maxDepth: number;
+  /** Aliased fields per operation: each alias can be one more upstream call. Default 15. */
+  maxAliases: number;
+  /** Lexical tokens in the document, checked while parsing. Default 2,000. */
+  maxTokens: number;
+  /** Directives per operation. Default 20. */
+  maxDirectives: number;
+  /** graphql-armor cost (objects 2, scalars 1, ×1.5 per level). Default 5,000. */
+  maxCost: number;
+}
+
+export const DEFAULT_QUERY_LIMITS: QueryLimits = {
+  maxDepth: 10,
+  maxAliases: 15,
+  maxTokens: 2_000,
+  maxDirectives: 20,
+  maxCost: 5_000,
+};
+
+export interface SecurityOptions {
+  limits?: Partial<QueryLimits>;
+  /** Allow `__schema`/`__type` queries. Default true (stitching introspects the gateway). */
+  introspection?: boolean;
+  /** Refuse requests a browser could send cross-site without a preflight. Default true. */
+  csrfPrevention?: boolean;
+}
+
+/** The `extensions.code` of a document refused by a limit. */
+export const QUERY_REJECTED_CODE = 'QUERY_TOO_COMPLEX';
+/** The `extensions.code` of a request refused by CSRF prevention. */
+export const CSRF_CODE = 'CSRF_PREVENTED';
+
+/**
+ * Headers that prove a request was preflighted or sent by a non-browser client. The same names
+ * as Yoga's and Apollo's CSRF prevention, so existing clients work unchanged.
+ */
+export const CSRF_HEADERS = [
+  'x-graphql-yoga-csrf',
+  'apollo-require-preflight',
+  'x-apollo-operation-name',
+];
+
+// Content types a cross-site <form> or fetch can send without a CORS preflight.
+const SIMPLE_CONTENT_TYPES = new Set([
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+]);
+
+const REJECTED_MESSAGE = 'The query is too large or too complex; simplify it and try again';
+
+/** Tags armor's rejections with a stable code; the message stays generic on purpose. */
+const tagRejection: GraphQLArmorRejectCallback = (_context, error) => {
+  // GraphQLError.extensions is a plain object Yoga itself fills in; set our code first so
+  // Yoga's `||=` defaults keep it.
+  const extensions = error.extensions as Record<string, unknown>;
+  extensions.code = QUERY_REJECTED_CODE;
+};
+
+function armorPlugin(limits: QueryLimits): Plugin {
+  const common = {
+    exposeLimits: false,
+    errorMessage: REJECTED_MESSAGE,
+    onReject: [tagRejection],
+    propagateOnRejection: true,
+  };
+  return EnvelopArmorPlugin({
+    maxDepth: { ...common, n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true },
+    maxAliases: { ...common, n: limits.maxAliases, allowList: [] },
+    maxTokens: { ...common, n: limits.maxTokens },
+    maxDirectives: { ...common, n: limits.maxDirectives },
+    costLimit: {
+      ...common,
+      maxCost: limits.maxCost,
+      objectCost: 2,
+      scalarCost: 1,
+      depthCostFactor: 1.5,
+      ignoreIntrospection: true,
+      flattenFragments: true,
+    },
+    // Suggestions ("Did you mean …?") reveal the schema; they are masked whenever introspection
+    // is off, via the separate plugin below, so armor's own switch stays off here.
+    blockFieldSuggestion: { enabled: false },
+  }) as Plugin;
+}
+
+/** Removes "Did you mean …" hints: with introspection off they would leak the schema anyway. */
+function blockSuggestionsPlugin(): Plugin {
+  return {
+    onValidate() {
+      return ({ result, setResult }) => {
+        if (result.length === 0) return;
+        setResult(
+          result.map((error) =>
+            error.message.includes('Did you mean')
+              ? new GraphQLError(error.message.replace(/ ?Did you mean .*$/, '').trim(), {
+                  nodes: error.nodes,
+                  source: error.source,
+                  positions: error.positions,
+                  path: error.path,
+                  originalError: error.originalError,
+                  extensions: error.extensions,
+                })
+              : error,
+          ),
+        );
+      };
+    },
+  };
+}
+
+function noIntrospectionPlugin(): Plugin {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(NoSchemaIntrospectionCustomRule);
+    },
+  };
+}
+
+function csrfError(): GraphQLError {
+  return new GraphQLError(
+    'This request could have been sent by another site. Send it as application/json, or add an ' +
+      'x-graphql-yoga-csrf header',
+    { extensions: { code: CSRF_CODE, http: { status: 403 } } },
+  );
+}
+
+/**
+ * Apollo-style CSRF prevention: a request passes when a browser must have preflighted it (a
+ * content type outside the three "simple" ones) or when it carries one of CSRF_HEADERS. GET
+ * requests carry no content type, so a GET query needs the header. Checked when the request is
+ * parsed, after GraphiQL and the health endpoints have answered.
+ */
+export function csrfPreventionPlugin(headers: readonly string[] = CSRF_HEADERS): Plugin {
+  return {
+    onRequestParse({ request }) {
+      if (headers.some((name) => (request.headers.get(name) ?? '') !== '')) return;
+      const contentType = request.headers.get('content-type');
+      const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+      if (contentType === null || type === '' || SIMPLE_CONTENT_TYPES.has(type)) {
+        throw csrfError();
+      }
+    },
+  };
+}
+
+export function resolveQueryLimits(limits: Partial<QueryLimits> = {}): QueryLimits {
+  const defined = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+  return { ...DEFAULT_QUERY_LIMITS, ...defined };
+}
+
+/** Plugins to add to the Yoga app, in order. */
+export function createSecurityPlugins(options: SecurityOptions = {}): Plugin[] {
+  const plugins: Plugin[] = [];
+  if (options.csrfPrevention ?? true) plugins.push(csrfPreventionPlugin());
+  plugins.push(armorPlugin(resolveQueryLimits(options.limits)));
+  if (!(options.introspection ?? true)) {
+    plugins.push(noIntrospectionPlugin(), blockSuggestionsPlugin());
+  }
+  return plugins;
+}
+
+/** Largest request body accepted by default: a 64 KB entry JSON-escaped, with room to spare. */
+export const DEFAULT_MAX_BODY_BYTES = 512 * 1024;
+
+/** Yoga server options the defences rely on; spread them into `createYoga`. */
+export function securityYogaOptions(options: { maxBodyBytes?: number } = {}) {
+  return {
+    maxRequestBodySize: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    // One operation per request: a batch would multiply every limit above by its length.
+    batching: false,
+    // No schema type takes an upload; multipart would only be a CSRF-friendly content type.
+    multipart: false,
+  } as const;
+}

@@ -1,0 +1,169 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSchema, createYoga } from 'graphql-yoga';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createSecurityPlugins,
+  DEFAULT_QUERY_LIMITS,
+  QUERY_REJECTED_CODE,
+  securityYogaOptions,
+} from '../../src/gateway/armor.ts';
+
+// A toy recursive schema: the defences are schema-independent, and counting resolver calls
+// proves a refused document never reached execution (so never an upstream call).
+let resolved = 0;
+const schema = createSchema({
+  typeDefs: /* GraphQL */ `
+    type Node { name: String, child: Node, children: [Node!]! }
+    type Query { root: Node, echo(text: String): String }
+    type Mutation { touch: Int }
+  `,
+  resolvers: {
+    Query: {
+      root: () => {
+        resolved++;
+        return {};
+      },
+      echo: (_: unknown, args: { text?: string }) => args.text ?? null,
+    },
+    Node: { name: () => 'n', child: () => ({}), children: () => [{}, {}] },
+    Mutation: { touch: () => 1 },
+  },
+});
+
+async function serve(introspection: boolean) {
+  const yoga = createYoga({
+    schema,
+    ...securityYogaOptions({ maxBodyBytes: 64 * 1024 }),
+    plugins: createSecurityPlugins({ introspection }),
+    logging: false,
+  });
+  const server = createServer(yoga);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return server;
+}
+
+let server: Server;
+let closed: Server;
+let url: string;
+let closedUrl: string;
+
+beforeAll(async () => {
+  server = await serve(true);
+  closed = await serve(false);
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/graphql`;
+});
+afterAll(() => {
+  server.close();
+  closed.close();
+});
+
+async function post(query: string, target = url, headers: Record<string, string> = {}) {
+  const response = await fetch(target, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as {
+      errors?: { message: string; extensions?: { code?: string } }[];
+      data?: unknown;
+    },
+  };
+}
+
+const nested = (depth: number) =>
+  `{ root { ${'child { '.repeat(depth)}name${' }'.repeat(depth)} } }`;
+
+describe('query limits', () => {
+  it('accepts a query within every limit', async () => {
+    const { status, body } = await post(nested(3));
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+  });
+
+  const cases: [string, string][] = [
+    ['depth', nested(DEFAULT_QUERY_LIMITS.maxDepth + 2)],
+    [
+      'aliases',
+      `{ ${Array.from({ length: DEFAULT_QUERY_LIMITS.maxAliases + 1 }, (_, i) => `a${i}: echo`).join(' ')} }`,
+    ],
+    ['tokens', `{ ${'echo '.repeat(DEFAULT_QUERY_LIMITS.maxTokens)} }`],
+    [
+      'directives',
+      `{ echo ${'@include(if: true) '.repeat(DEFAULT_QUERY_LIMITS.maxDirectives + 1)} }`,
+    ],
+    ['cost', `{ root { ${'children { '.repeat(7)}${'name '.repeat(400)}${' }'.repeat(7)} } }`],
+  ];
+  for (const [what, query] of cases) {
+    it(`refuses a query over the ${what} limit before execution, without naming the limit`, async () => {
+      const before = resolved;
+      const { status, body } = await post(query);
+      expect(status).toBeLessThan(500);
+      expect(body.data ?? null).toBeNull();
+      expect(body.errors?.[0]?.extensions?.code).toBe(QUERY_REJECTED_CODE);
+      const text = JSON.stringify(body);
+      // Neither the limit nor the measured value is echoed.
+      for (const limit of Object.values(DEFAULT_QUERY_LIMITS)) {
+        expect(text).not.toMatch(new RegExp(`\\b${limit}\\b`));
+      }
+      expect(resolved).toBe(before);
+    });
+  }
+});
+
+describe('request rules', () => {
+  it('refuses a body over maxRequestBodySize with 413', async () => {
+    const { status, body } = await post(`{ echo(text: "${'x'.repeat(70_000)}") }`);
+    expect(status).toBe(413);
+    expect(body.errors?.[0]?.extensions?.code).toBe('REQUEST_ENTITY_TOO_LARGE');
+  });
+
+  it('refuses batches', async () => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ query: '{ echo }' }, { query: '{ echo }' }]),
+    });
+    expect(response.status).toBe(400);
+  });
+
+  it('refuses simple-content-type POSTs and header-less GETs (CSRF)', async () => {
+    const form = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ query: '{ echo }' }),
+    });
+    expect(form.status).toBe(403);
+    const get = await fetch(`${url}?query=${encodeURIComponent('{ echo }')}`);
+    expect(get.status).toBe(403);
+    const withHeader = await fetch(`${url}?query=${encodeURIComponent('{ echo(text: "hi") }')}`, {
+      headers: { 'x-graphql-yoga-csrf': '1' },
+    });
+    expect(withHeader.status).toBe(200);
+    expect(await withHeader.json()).toEqual({ data: { echo: 'hi' } });
+  });
+
+  it('never runs a mutation over GET', async () => {
+    const response = await fetch(`${url}?query=${encodeURIComponent('mutation { touch }')}`, {
+      headers: { 'x-graphql-yoga-csrf': '1' },
+    });
+    expect(response.status).toBe(405);
+  });
+
+  it('switches introspection and suggestions off', async () => {
+    const open = await post('{ __schema { queryType { name } } }');
+    expect(open.body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
+    const shut = await post('{ __schema { queryType { name } } }', closedUrl);
+    expect(shut.body.data ?? null).toBeNull();
+    expect(shut.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const typo = await post('{ roots { name } }', closedUrl);
+    expect(typo.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
+    const helpful = await post('{ roots { name } }');
+    expect(helpful.body.errors?.[0]?.message).toMatch(/Did you mean/);
+  });
+});
