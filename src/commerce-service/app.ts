@@ -8,7 +8,14 @@ import { createAuthenticator } from './auth.ts';
 import type { RouteModule, ServiceContext } from './context.ts';
 import { openDatabase } from './db.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './errors.ts';
+import { accountRoutes } from './routes/accounts.ts';
+import { cartRoutes } from './routes/carts.ts';
+import { customApiRoutes } from './routes/custom-apis.ts';
+import { entryRoutes } from './routes/entries.ts';
+import { fileRoutes } from './routes/files.ts';
 import { oauthRoutes } from './routes/oauth.ts';
+import { orderRoutes } from './routes/orders.ts';
+import { settingsRoutes } from './routes/settings.ts';
 import { ensureStores, type StoreContext } from './stores.ts';
 import { type Clock, createTimestamper, systemClock } from './time.ts';
 
@@ -32,7 +39,7 @@ export const BODY_LIMIT = 1024 * 1024;
 /**
  * Route modules under /v2, all behind the bearer-token hook. Add a module here to serve it.
  */
-const v2Routes: RouteModule[] = [];
+const v2Routes: RouteModule[] = [cartRoutes, orderRoutes, fileRoutes, accountRoutes];
 
 export async function createCommerceService(
   options: CommerceServiceOptions,

@@ -92,4 +92,125 @@ export const migrations: Migration[] = [
       END;
     `,
   },
+  {
+    // service-commerce: carts, custom items and discounts, orders, files, accounts.
+    id: '0100-commerce',
+    sql: `
+      CREATE TABLE carts (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        currency TEXT NOT NULL DEFAULT 'USD',
+        custom_discounts_enabled INTEGER NOT NULL CHECK (custom_discounts_enabled IN (0, 1)),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX carts_store ON carts (store_id, id);
+
+      CREATE TABLE cart_items (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL,
+        cart_id TEXT NOT NULL REFERENCES carts(id) ON DELETE CASCADE,
+        type TEXT NOT NULL DEFAULT 'custom_item',
+        name TEXT NOT NULL,
+        sku TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        quantity INTEGER NOT NULL CHECK (quantity >= 1),
+        unit_amount INTEGER NOT NULL CHECK (unit_amount >= 0),
+        includes_tax INTEGER NOT NULL CHECK (includes_tax IN (0, 1)),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX cart_items_cart ON cart_items (cart_id, created_at, id);
+
+      -- item_id NULL = a cart-level discount.
+      CREATE TABLE cart_custom_discounts (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL,
+        cart_id TEXT NOT NULL REFERENCES carts(id) ON DELETE CASCADE,
+        item_id TEXT REFERENCES cart_items(id) ON DELETE CASCADE,
+        amount INTEGER NOT NULL CHECK (amount < 0),
+        description TEXT NOT NULL,
+        discount_code TEXT NOT NULL,
+        discount_engine TEXT NOT NULL,
+        external_id TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX cart_custom_discounts_cart ON cart_custom_discounts (cart_id, created_at, id);
+      CREATE INDEX cart_custom_discounts_item ON cart_custom_discounts (item_id);
+
+      CREATE TABLE orders (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        cart_id TEXT,
+        status TEXT NOT NULL,
+        payment TEXT NOT NULL,
+        shipping TEXT NOT NULL,
+        customer_name TEXT NOT NULL,
+        customer_email TEXT NOT NULL,
+        -- Addresses as the client sent them (validated), JSON text.
+        billing_address TEXT NOT NULL,
+        shipping_address TEXT,
+        currency TEXT NOT NULL,
+        with_tax INTEGER NOT NULL,
+        without_discount INTEGER NOT NULL,
+        discount INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX orders_created ON orders (store_id, created_at, id);
+      CREATE INDEX orders_updated ON orders (store_id, updated_at, id);
+      CREATE INDEX orders_id ON orders (store_id, id);
+
+      CREATE TABLE order_items (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL,
+        order_id TEXT NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        sku TEXT NOT NULL,
+        quantity INTEGER NOT NULL,
+        unit_amount INTEGER NOT NULL,
+        discount INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX order_items_order ON order_items (order_id, id);
+
+      -- Metadata only: lists scan these rows, so the bytes live in file_contents.
+      CREATE TABLE files (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        file_name TEXT NOT NULL,
+        mime_type TEXT NOT NULL,
+        file_size INTEGER NOT NULL,
+        public INTEGER NOT NULL CHECK (public IN (0, 1)),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX files_created ON files (store_id, created_at, id);
+      CREATE INDEX files_updated ON files (store_id, updated_at, id);
+      CREATE INDEX files_id ON files (store_id, id);
+
+      CREATE TABLE file_contents (
+        file_id TEXT PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+        content BLOB NOT NULL
+      );
+
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        legal_name TEXT,
+        registration_id TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX accounts_created ON accounts (store_id, created_at, id);
+      CREATE INDEX accounts_updated ON accounts (store_id, updated_at, id);
+      CREATE INDEX accounts_id ON accounts (store_id, id);
+    `,
+  },
 ];

@@ -1,0 +1,537 @@
+/**
+ * Deterministic demo data for a store. Every id, timestamp and value comes from a PRNG seeded
+ * by the store id, so two seeds of the same store produce identical rows (tests and benchmarks
+ * can rely on exact data), and nothing depends on the wall clock.
+ *
+ * Orders come in bursts of 300–600 rows sharing one created_at (a bulk import), and some
+ * groups share one updated_at (a bulk status change), so that keyset paging across equal
+ * timestamps is exercised: a burst is larger than the maximum page (100).
+ */
+import { createHash } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import { uuidFromBytes } from './ids.ts';
+import { computeCartTotals } from './money.ts';
+
+export interface SeedOptions {
+  /** Number of orders to create. Default 12,000. */
+  orders?: number;
+}
+
+export interface SeedSummary {
+  customApis: number;
+  entries: number;
+  carts: number;
+  orders: number;
+  orderItems: number;
+  files: number;
+  accounts: number;
+  /** Wall time of the whole seed, milliseconds. */
+  ms: number;
+}
+
+export const DEFAULT_SEED_ORDERS = 12_000;
+
+/** Every seeded timestamp is derived from this instant, never from the clock. */
+const SEED_EPOCH = Date.parse('2025-01-06T09:00:00.000Z');
+
+/** sfc32: small, fast, 128-bit state; good enough for demo data and fully reproducible. */
+export interface Random {
+  /** Uniform float in [0, 1). */
+  next(): number;
+  /** Uniform integer in [min, max], both inclusive. */
+  int(min: number, max: number): number;
+  pick<T>(values: readonly T[]): T;
+  /** A lowercase uuid in v4 form whose bits come from this generator. */
+  uuid(): string;
+}
+
+export function createRandom(seed: string): Random {
+  const h = createHash('sha256').update(seed).digest();
+  let a = h.readUInt32LE(0);
+  let b = h.readUInt32LE(4);
+  let c = h.readUInt32LE(8);
+  let d = h.readUInt32LE(12);
+  const u32 = (): number => {
+    a |= 0;
+    b |= 0;
+    c |= 0;
+    d |= 0;
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+  // Warm up: the first outputs of sfc32 correlate with the seed words.
+  for (let i = 0; i < 15; i++) u32();
+  return {
+    next: () => u32() / 4294967296,
+    int(min, max) {
+      return min + Math.floor((u32() / 4294967296) * (max - min + 1));
+    },
+    pick<T>(values: readonly T[]): T {
+      const value = values[Math.floor((u32() / 4294967296) * values.length)];
+      if (value === undefined) throw new RangeError('pick from an empty list');
+      return value;
+    },
+    uuid() {
+      const bytes = Buffer.alloc(16);
+      for (let i = 0; i < 16; i += 4) bytes.writeUInt32LE(u32(), i);
+      return uuidFromBytes(bytes);
+    },
+  };
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+const FIRST_NAMES = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken'];
+const LAST_NAMES = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Allen'];
+const CITIES: readonly [string, string, string][] = [
+  ['Portland', 'OR', 'US'],
+  ['Austin', 'TX', 'US'],
+  ['Leeds', 'West Yorkshire', 'GB'],
+  ['Lyon', 'Auvergne-Rhône-Alpes', 'FR'],
+];
+const PRODUCTS: readonly [string, string, number][] = [
+  ['Espresso beans 1 kg', 'COF-ESP-1K', 2400],
+  ['Pour-over kettle', 'KET-PO-01', 5900],
+  ['Ceramic mug', 'MUG-CER-03', 1500],
+  ['Paper filters (100)', 'FIL-100', 650],
+  ['Hand grinder', 'GRI-HND-02', 8900],
+  ['Gift card', 'GIFT-25', 2500],
+];
+
+export interface SeedOrderRow {
+  id: string;
+  status: string;
+  payment: string;
+  shipping: string;
+  customer_name: string;
+  customer_email: string;
+  billing_address: string;
+  currency: string;
+  with_tax: number;
+  without_discount: number;
+  discount: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SeedOrderItemRow {
+  id: string;
+  order_id: string;
+  name: string;
+  sku: string;
+  quantity: number;
+  unit_amount: number;
+  discount: number;
+  currency: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Builds the order rows (and their items) in memory. created_at advances through the data in
+ * gaps of seconds to minutes, with every so often a burst of 300–600 orders sharing one
+ * instant; updated_at is created_at plus a little, except for bulk-update groups sharing one.
+ */
+export function generateOrders(
+  random: Random,
+  count: number,
+): { orders: SeedOrderRow[]; items: SeedOrderItemRow[] } {
+  const orders: SeedOrderRow[] = [];
+  const items: SeedOrderItemRow[] = [];
+  let clock = SEED_EPOCH;
+  // Bursts and bulk updates are scheduled (not left to chance) so every seed of a few thousand
+  // orders or more is guaranteed to contain them.
+  let untilBurst = random.int(400, 1200);
+  let burstLeft = 0;
+  let untilBulk = random.int(800, 2000);
+  let bulkLeft = 0;
+  let bulkGroup: SeedOrderRow[] = [];
+  const flushBulk = (): void => {
+    const last = bulkGroup.at(-1);
+    if (last === undefined) return;
+    const shared = iso(Date.parse(last.created_at) + 3_600_000);
+    for (const order of bulkGroup) order.updated_at = shared;
+    bulkGroup = [];
+  };
+  for (let i = 0; i < count; i++) {
+    if (burstLeft > 0) {
+      burstLeft--;
+    } else {
+      clock += random.int(1, 600) * 1000 + random.int(0, 999);
+      if (--untilBurst <= 0) {
+        burstLeft = random.int(300, 600) - 1;
+        untilBurst = random.int(800, 1600);
+      }
+    }
+    if (bulkLeft === 0 && --untilBulk <= 0) {
+      bulkLeft = random.int(150, 400);
+      untilBulk = random.int(1500, 2500);
+    }
+    const created = iso(clock);
+    const first = random.pick(FIRST_NAMES);
+    const last = random.pick(LAST_NAMES);
+    const [city, region, country] = random.pick(CITIES);
+    const id = random.uuid();
+    const lineCount = random.int(1, 3);
+    const lines = [];
+    for (let l = 0; l < lineCount; l++) {
+      const [name, sku, price] = random.pick(PRODUCTS);
+      const quantity = random.int(1, 4);
+      const discounts = random.next() < 0.15 ? [-random.int(1, 5) * 100] : [];
+      lines.push({ name, sku, unitAmount: price, quantity, discounts });
+    }
+    const cartDiscounts = random.next() < 0.1 ? [-500] : [];
+    const totals = computeCartTotals(lines, cartDiscounts);
+    const paid = random.next() < 0.7;
+    const order: SeedOrderRow = {
+      id,
+      status: paid ? 'complete' : 'incomplete',
+      payment: paid ? 'paid' : 'unpaid',
+      shipping: paid && random.next() < 0.8 ? 'fulfilled' : 'unfulfilled',
+      customer_name: `${first} ${last}`,
+      customer_email: `${first}.${last}.${i}@example.com`.toLowerCase(),
+      billing_address: JSON.stringify({
+        first_name: first,
+        last_name: last,
+        line_1: `${random.int(1, 999)} Market Street`,
+        city,
+        region,
+        postcode: String(random.int(10000, 99999)),
+        country,
+      }),
+      currency: 'USD',
+      with_tax: totals.total,
+      without_discount: totals.withoutDiscount,
+      discount: totals.discount,
+      created_at: created,
+      updated_at: iso(clock + (paid ? random.int(1, 300_000) : 0)),
+    };
+    orders.push(order);
+    if (bulkLeft > 0) {
+      bulkGroup.push(order);
+      bulkLeft--;
+      if (bulkLeft === 0) flushBulk();
+    }
+    lines.forEach((line, index) => {
+      items.push({
+        id: random.uuid(),
+        order_id: id,
+        name: line.name,
+        sku: line.sku,
+        quantity: line.quantity,
+        unit_amount: line.unitAmount,
+        discount: totals.items[index]?.discount ?? 0,
+        currency: 'USD',
+        created_at: created,
+        updated_at: created,
+      });
+    });
+  }
+  flushBulk();
+  return { orders, items };
+}
+
+/** Data size of an entry as the entries routes count it: UTF-8 bytes of each stored value. */
+function dataSize(attributes: Record<string, unknown>): number {
+  let size = 0;
+  for (const value of Object.values(attributes)) {
+    size += Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
+  }
+  return size;
+}
+
+interface SeedCustomApi {
+  name: string;
+  description: string;
+  slug: string;
+  apiType: string;
+  entries: number;
+  attributes: (random: Random, index: number) => Record<string, unknown>;
+}
+
+const CUSTOM_APIS: readonly SeedCustomApi[] = [
+  {
+    name: 'Wishlists',
+    description: 'Saved products per shopper',
+    slug: 'wishlists',
+    apiType: 'wishlists_ext',
+    entries: 40,
+    attributes: (random, i) => ({
+      name: `${random.pick(FIRST_NAMES)}'s wishlist ${i + 1}`,
+      items_count: random.int(0, 12),
+      is_public: random.next() < 0.5,
+    }),
+  },
+  {
+    name: 'Product reviews',
+    description: 'Ratings and reviews written by shoppers',
+    slug: 'product-reviews',
+    apiType: 'product_reviews_ext',
+    entries: 60,
+    attributes: (random) => {
+      const [name, sku] = random.pick(PRODUCTS);
+      return {
+        product_sku: sku,
+        rating: random.int(1, 5),
+        title: `About the ${name.toLowerCase()}`,
+        body: random.pick(['Love it.', 'Does the job.', 'Arrived late but works.', 'Meh.']),
+        verified_purchase: random.next() < 0.8,
+      };
+    },
+  },
+  {
+    name: 'Loyalty points',
+    description: 'Points balance per customer',
+    slug: 'loyalty-points',
+    apiType: 'loyalty_points_ext',
+    entries: 25,
+    attributes: (random, i) => ({
+      customer_email: `member${i + 1}@example.com`,
+      points: random.int(0, 5000),
+      tier: random.pick(['bronze', 'silver', 'gold']),
+    }),
+  },
+];
+
+/**
+ * Deletes every record of a store that the seed creates (Custom APIs and their entries, carts,
+ * orders, files, accounts), leaving the store, its settings and its tokens. Used by the seed CLI
+ * to re-seed, and by seedDemoStore itself so that a seed is always the complete data set.
+ */
+export function wipeStoreData(db: Database, storeId: string): void {
+  db.transaction(() => {
+    // Children first by store_id: one scan each instead of a cascade per parent row.
+    db.prepare('DELETE FROM custom_api_entries WHERE store_id = ?').run(storeId);
+    db.prepare('DELETE FROM custom_apis WHERE store_id = ?').run(storeId);
+    db.prepare('DELETE FROM cart_custom_discounts WHERE store_id = ?').run(storeId);
+    db.prepare('DELETE FROM cart_items WHERE store_id = ?').run(storeId);
+    db.prepare('DELETE FROM carts WHERE store_id = ?').run(storeId);
+    db.prepare('DELETE FROM order_items WHERE store_id = ?').run(storeId);
+    db.prepare('DELETE FROM orders WHERE store_id = ?').run(storeId);
+    db.prepare(
+      'DELETE FROM file_contents WHERE file_id IN (SELECT id FROM files WHERE store_id = ?)',
+    ).run(storeId);
+    db.prepare('DELETE FROM files WHERE store_id = ?').run(storeId);
+    db.prepare('DELETE FROM accounts WHERE store_id = ?').run(storeId);
+  })();
+}
+
+/**
+ * Fills a store with the demo data set, replacing whatever seeded data it had, in one
+ * transaction. Deterministic: the same store id and options give identical rows.
+ */
+export function seedDemoStore(
+  db: Database,
+  storeId: string,
+  options: SeedOptions = {},
+): SeedSummary {
+  const started = performance.now();
+  const orderCount = options.orders ?? DEFAULT_SEED_ORDERS;
+  if (!Number.isSafeInteger(orderCount) || orderCount < 0) {
+    throw new RangeError(`orders must be a non-negative integer, got ${orderCount}`);
+  }
+  const random = createRandom(`commerce-seed:${storeId}`);
+  // Everything but the orders is dated in the weeks before the first order.
+  let clock = SEED_EPOCH - 30 * 86_400_000;
+  const tick = (): string => {
+    clock += random.int(1, 3_600) * 1000 + random.int(0, 999);
+    return iso(clock);
+  };
+  const summary: SeedSummary = {
+    customApis: 0,
+    entries: 0,
+    carts: 0,
+    orders: 0,
+    orderItems: 0,
+    files: 0,
+    accounts: 0,
+    ms: 0,
+  };
+
+  const run = db.transaction(() => {
+    wipeStoreData(db, storeId);
+
+    const insertApi = db.prepare(
+      `INSERT INTO custom_apis (id, store_id, name, description, slug, api_type, allow_upserts,
+                                created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+    );
+    const insertEntry = db.prepare(
+      `INSERT INTO custom_api_entries (store_id, custom_api_id, id, data, data_size,
+                                       resource_version, etag_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+    );
+    for (const api of CUSTOM_APIS) {
+      const apiId = random.uuid();
+      const created = tick();
+      insertApi.run(
+        apiId,
+        storeId,
+        api.name,
+        api.description,
+        api.slug,
+        api.apiType,
+        created,
+        created,
+      );
+      summary.customApis++;
+      for (let i = 0; i < api.entries; i++) {
+        const id = random.uuid();
+        const at = tick();
+        const attributes = api.attributes(random, i);
+        const data = JSON.stringify(attributes);
+        const etag = createHash('sha256').update(`${id}:0:${data}`).digest('hex');
+        insertEntry.run(storeId, apiId, id, data, dataSize(attributes), etag, at, at);
+        summary.entries++;
+      }
+    }
+
+    const accountStmt = db.prepare(
+      `INSERT INTO accounts (id, store_id, name, legal_name, registration_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const companies = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Stark', 'Wayne'];
+    for (let i = 0; i < 30; i++) {
+      const at = tick();
+      const name = `${random.pick(companies)} ${random.pick(['Coffee', 'Supplies', 'Foods'])} ${i + 1}`;
+      accountStmt.run(
+        random.uuid(),
+        storeId,
+        name,
+        random.next() < 0.7 ? `${name} Ltd.` : null,
+        random.next() < 0.6 ? `REG-${random.int(100000, 999999)}` : null,
+        at,
+        at,
+      );
+      summary.accounts++;
+    }
+
+    const fileStmt = db.prepare(
+      `INSERT INTO files (id, store_id, file_name, mime_type, file_size, public, created_at,
+                          updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const contentStmt = db.prepare('INSERT INTO file_contents (file_id, content) VALUES (?, ?)');
+    const files: [string, string, string][] = [
+      ['price-list.csv', 'text/csv', 'sku,price\nCOF-ESP-1K,24.00\nMUG-CER-03,15.00\n'],
+      ['returns-policy.txt', 'text/plain', 'Returns accepted within 30 days.\n'],
+      ['catalog.json', 'application/json', '{"products":6}\n'],
+      [
+        'logo.svg',
+        'image/svg+xml',
+        '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
+      ],
+      ['terms.txt', 'text/plain', 'Terms of sale: be nice.\n'],
+    ];
+    for (const [name, mime, text] of files) {
+      const id = random.uuid();
+      const at = tick();
+      const bytes = Buffer.from(text, 'utf8');
+      fileStmt.run(id, storeId, name, mime, bytes.length, random.next() < 0.5 ? 1 : 0, at, at);
+      contentStmt.run(id, bytes);
+      summary.files++;
+    }
+
+    // One cart with custom discounts enabled, a custom item, an item discount and a cart one.
+    const cartId = random.uuid();
+    const itemId = random.uuid();
+    const cartAt = tick();
+    db.prepare(
+      `INSERT INTO carts (id, store_id, name, description, currency, custom_discounts_enabled,
+                          created_at, updated_at)
+       VALUES (?, ?, 'Demo cart', 'Seeded: a custom item with custom discounts', 'USD', 1, ?, ?)`,
+    ).run(cartId, storeId, cartAt, cartAt);
+    db.prepare(
+      `INSERT INTO cart_items (id, store_id, cart_id, name, sku, description, quantity,
+                               unit_amount, includes_tax, created_at, updated_at)
+       VALUES (?, ?, ?, 'Hand grinder', 'GRI-HND-02', 'Conical burrs', 2, 8900, 1, ?, ?)`,
+    ).run(itemId, storeId, cartId, cartAt, cartAt);
+    const discountStmt = db.prepare(
+      `INSERT INTO cart_custom_discounts (id, store_id, cart_id, item_id, amount, description,
+         discount_code, discount_engine, external_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'demo-engine', ?, ?, ?)`,
+    );
+    discountStmt.run(
+      random.uuid(),
+      storeId,
+      cartId,
+      itemId,
+      -1000,
+      'Grinder launch offer',
+      'GRIND10',
+      'ext-grind-10',
+      cartAt,
+      cartAt,
+    );
+    discountStmt.run(
+      random.uuid(),
+      storeId,
+      cartId,
+      null,
+      -500,
+      'Welcome discount',
+      'WELCOME5',
+      'ext-welcome-5',
+      cartAt,
+      cartAt,
+    );
+    summary.carts++;
+
+    const { orders, items } = generateOrders(random, orderCount);
+    const orderStmt = db.prepare(
+      `INSERT INTO orders (id, store_id, cart_id, status, payment, shipping, customer_name,
+         customer_email, billing_address, shipping_address, currency, with_tax, without_discount,
+         discount, created_at, updated_at)
+       VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const o of orders) {
+      orderStmt.run(
+        o.id,
+        storeId,
+        o.status,
+        o.payment,
+        o.shipping,
+        o.customer_name,
+        o.customer_email,
+        o.billing_address,
+        o.billing_address,
+        o.currency,
+        o.with_tax,
+        o.without_discount,
+        o.discount,
+        o.created_at,
+        o.updated_at,
+      );
+    }
+    const itemStmt = db.prepare(
+      `INSERT INTO order_items (id, store_id, order_id, name, sku, quantity, unit_amount,
+                                discount, currency, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const i of items) {
+      itemStmt.run(
+        i.id,
+        storeId,
+        i.order_id,
+        i.name,
+        i.sku,
+        i.quantity,
+        i.unit_amount,
+        i.discount,
+        i.currency,
+        i.created_at,
+        i.updated_at,
+      );
+    }
+    summary.orders = orders.length;
+    summary.orderItems = items.length;
+  });
+  run();
+  summary.ms = Math.round(performance.now() - started);
+  return summary;
+}
