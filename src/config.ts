@@ -34,6 +34,48 @@ export interface GatewayConfig {
    * is started and used.
    */
   upstreamUrl: string | undefined;
+  // The fields below are optional so that configs built in code (tests, library use) need not
+  // list them; loadConfig always fills them, and their consumers apply the same defaults.
+  /** `NODE_ENV=production`: GraphiQL and introspection default to off, errors carry no dev detail. */
+  production?: boolean;
+  /** Serve GraphiQL at /graphql. `GRAPHIQL`, default on (off in production). */
+  graphiql?: boolean;
+  /** Allow introspection queries. `INTROSPECTION`, default on (off in production). */
+  introspection?: boolean;
+  /** Refuse requests a browser could send cross-site unpreflighted. `CSRF_PREVENTION`, default on. */
+  csrfPrevention?: boolean;
+  /** Largest request body, bytes. `MAX_BODY_BYTES`, default 524288 (512 KiB). */
+  maxBodyBytes?: number;
+  /** Limits on one GraphQL document (see src/gateway/armor.ts). */
+  queryLimits?: Partial<QueryLimitsConfig>;
+  /** Timeouts, retries and circuit breaker of upstream calls (see src/upstream/resilience.ts). */
+  resilience?: Partial<ResilienceConfigValues>;
+  /** One JSON log line per request on stdout. `LOG_REQUESTS`, default on. */
+  logRequests?: boolean;
+  /** How long SIGTERM waits for in-flight requests before closing them. `SHUTDOWN_TIMEOUT_MS`, default 10000. */
+  shutdownTimeoutMs?: number;
+}
+
+/** `MAX_DEPTH` (10), `MAX_ALIASES` (15), `MAX_TOKENS` (2000), `MAX_DIRECTIVES` (20), `MAX_COST` (5000). */
+export interface QueryLimitsConfig {
+  maxDepth: number;
+  maxAliases: number;
+  maxTokens: number;
+  maxDirectives: number;
+  maxCost: number;
+}
+
+export interface ResilienceConfigValues {
+  /** One upstream attempt, ms. `UPSTREAM_TIMEOUT_MS`, default 5000. */
+  attemptTimeoutMs: number;
+  /** One GraphQL operation, ms. `OPERATION_DEADLINE_MS`, default 15000. */
+  operationDeadlineMs: number;
+  /** Attempts of an upstream GET/HEAD, first included. `UPSTREAM_MAX_ATTEMPTS`, default 3. */
+  maxAttempts: number;
+  /** Consecutive upstream failures that open the breaker. `BREAKER_FAILURES`, default 10. */
+  breakerFailures: number;
+  /** How long an open breaker fails fast before a probe, ms. `BREAKER_COOLDOWN_MS`, default 5000. */
+  breakerCooldownMs: number;
 }
 
 export interface Config {
@@ -84,6 +126,15 @@ function parseBool(name: string, raw: string | undefined, fallback: boolean): bo
   throw new ConfigError(`${name} must be a boolean (1/0, true/false), got "${raw}"`);
 }
 
+function parseCount(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+  }
+  return value;
+}
+
 function parseUrl(name: string, raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   let url: URL;
@@ -119,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
       port: parsePort('PORT', env.PORT, 4000),
       host: env.HOST ?? '0.0.0.0',
       upstreamUrl: parseUrl('UPSTREAM_URL', env.UPSTREAM_URL),
+      ...hardeningFromEnv(env),
     },
     service: serviceFromEnv(
       { ...env, HOST: '127.0.0.1' },
@@ -130,4 +182,31 @@ export function loadConfig(env: Env = process.env): Config {
 /** Configuration of `npm run service`: the commerce service alone, on `PORT` (default 4010). */
 export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   return serviceFromEnv({ ...env, HOST: env.HOST ?? '0.0.0.0' }, parsePort('PORT', env.PORT, 4010));
+}
+
+function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upstreamUrl'> {
+  const production = env.NODE_ENV === 'production';
+  return {
+    production,
+    graphiql: parseBool('GRAPHIQL', env.GRAPHIQL, !production),
+    introspection: parseBool('INTROSPECTION', env.INTROSPECTION, !production),
+    csrfPrevention: parseBool('CSRF_PREVENTION', env.CSRF_PREVENTION, true),
+    maxBodyBytes: parseCount('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 512 * 1024),
+    queryLimits: {
+      maxDepth: parseCount('MAX_DEPTH', env.MAX_DEPTH, 10),
+      maxAliases: parseCount('MAX_ALIASES', env.MAX_ALIASES, 15),
+      maxTokens: parseCount('MAX_TOKENS', env.MAX_TOKENS, 2000),
+      maxDirectives: parseCount('MAX_DIRECTIVES', env.MAX_DIRECTIVES, 20),
+      maxCost: parseCount('MAX_COST', env.MAX_COST, 5000),
+    },
+    resilience: {
+      attemptTimeoutMs: parseCount('UPSTREAM_TIMEOUT_MS', env.UPSTREAM_TIMEOUT_MS, 5000),
+      operationDeadlineMs: parseCount('OPERATION_DEADLINE_MS', env.OPERATION_DEADLINE_MS, 15000),
+      maxAttempts: parseCount('UPSTREAM_MAX_ATTEMPTS', env.UPSTREAM_MAX_ATTEMPTS, 3),
+      breakerFailures: parseCount('BREAKER_FAILURES', env.BREAKER_FAILURES, 10),
+      breakerCooldownMs: parseCount('BREAKER_COOLDOWN_MS', env.BREAKER_COOLDOWN_MS, 5000),
+    },
+    logRequests: parseBool('LOG_REQUESTS', env.LOG_REQUESTS, true),
+    shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10000),
+  };
 }
