@@ -1,0 +1,119 @@
+/**
+ * `createGateway(options)` builds the Yoga app (it never listens): the schema, one shared
+ * upstream pool, the per-request context, and error masking that lets only the gateway's own
+ * error family through with its code.
+ */
+import { GraphQLError } from 'graphql';
+import { createYoga, type YogaServerInstance, maskError as yogaMaskError } from 'graphql-yoga';
+import { schema } from '../schema/index.ts';
+import {
+  createUpstreamTransport,
+  type SendAttempt,
+  type UpstreamPoolOptions,
+} from '../upstream/client.ts';
+import { type GatewayError, isGatewayError } from '../upstream/errors.ts';
+import { createContextFactory, type GatewayContext } from './context.ts';
+
+export interface GatewayOptions {
+  /** Base URL of the v2 service, without `/v2` (e.g. `http://127.0.0.1:4010`). */
+  upstreamUrl: string;
+  /** A token put into GraphiQL's default headers, so a newcomer's first query works. */
+  demoToken?: string;
+  /** Serve GraphiQL on GET /graphql. Default true. */
+  graphiql?: boolean;
+  /** GraphQL endpoint path. Default `/graphql`. */
+  graphqlEndpoint?: string;
+  /** Upstream calls allowed per operation. Default 50. */
+  callBudget?: number;
+  /** Deadline of one operation; its upstream calls are aborted after it. Default 15,000 ms. */
+  operationDeadlineMs?: number;
+  /** Settings of the shared upstream connection pool. */
+  pool?: UpstreamPoolOptions;
+  /** The attempt function, for resilience to wrap; default: one plain HTTP attempt. */
+  send?: SendAttempt;
+}
+
+export type Gateway = YogaServerInstance<Record<string, unknown>, GatewayContext>;
+
+/** The gateway error inside whatever GraphQL wrapped around it, if there is one. */
+function findGatewayError(error: unknown): GatewayError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth += 1) {
+    if (isGatewayError(current)) return current;
+    current = current instanceof GraphQLError ? current.originalError : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Gateway errors reach clients with their message and `extensions.code`; GraphQL's own
+ * syntax/validation errors pass as usual; everything else becomes Yoga's masked error.
+ */
+export function maskGatewayError(error: unknown, message: string, isDev?: boolean): Error {
+  const gatewayError = findGatewayError(error);
+  if (gatewayError !== undefined) {
+    const outer = error instanceof GraphQLError ? error : undefined;
+    // A variable coercion error keeps its own message, which names the variable.
+    const text =
+      outer !== undefined && outer.message !== gatewayError.message && outer.path === undefined
+        ? outer.message
+        : gatewayError.message;
+    return new GraphQLError(text, {
+      nodes: outer?.nodes,
+      source: outer?.source,
+      positions: outer?.positions,
+      path: outer?.path,
+      extensions: gatewayError.extensions,
+    });
+  }
+  return yogaMaskError(error, message, isDev);
+}
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const transport = createUpstreamTransport(options.upstreamUrl, options.pool);
+  const createContext = createContextFactory({
+    transport,
+    callBudget: options.callBudget,
+    operationDeadlineMs: options.operationDeadlineMs,
+    send: options.send,
+  });
+  const graphiqlEnabled = options.graphiql ?? true;
+
+  return createYoga<Record<string, unknown>, GatewayContext>({
+    schema,
+    graphqlEndpoint: options.graphqlEndpoint ?? '/graphql',
+    landingPage: false,
+    graphiql: graphiqlEnabled
+      ? {
+          title: 'commerce-gateway',
+          headers: options.demoToken
+            ? JSON.stringify({ Authorization: `Bearer ${options.demoToken}` })
+            : undefined,
+          defaultQuery: DEFAULT_QUERY,
+        }
+      : false,
+    maskedErrors: { maskError: maskGatewayError },
+    context: ({ request }) => createContext(request),
+    plugins: [{ onDispose: () => transport.close() }],
+  });
+}
+
+const DEFAULT_QUERY = `# Your first query: the Custom APIs of the demo store and a few of their entries.
+query FirstLook {
+  customApis(first: 5) {
+    totalCount
+    nodes {
+      name
+      apiType
+      entries(first: 3) {
+        totalCount
+        nodes { upstreamId attributes createdAt etag }
+      }
+    }
+  }
+  orders(first: 3, sortKey: CREATED_AT, reverse: true) {
+    totalCount
+    nodes { upstreamId status total { formatted } createdAt }
+  }
+}
+`;

@@ -1,0 +1,90 @@
+/**
+ * `npm start`: the only module that listens. Config → the embedded v2 service (unless
+ * UPSTREAM_URL points elsewhere) → a demo token for it → the gateway → drain on SIGTERM/SIGINT.
+ */
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { dirname } from 'node:path';
+import { request } from 'undici';
+import { createCommerceService } from './commerce-service/app.ts';
+import { loadConfig } from './config.ts';
+import { createGateway } from './gateway/create-gateway.ts';
+
+/** A client_credentials token of the demo store, for GraphiQL and the console. */
+async function fetchDemoToken(baseUrl: string, clientId: string, secret: string): Promise<string> {
+  const response = await request(`${baseUrl}/oauth/access_token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+    }).toString(),
+  });
+  const body = (await response.body.json()) as { access_token?: unknown };
+  if (response.statusCode !== 200 || typeof body.access_token !== 'string') {
+    throw new Error(`could not obtain a demo token (status ${response.statusCode})`);
+  }
+  return body.access_token;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const started = Date.now();
+
+  let upstreamUrl = config.gateway.upstreamUrl;
+  let service: Awaited<ReturnType<typeof createCommerceService>> | undefined;
+  let demoToken: string | undefined;
+  if (upstreamUrl === undefined) {
+    const { dbPath, clients, seed, port } = config.service;
+    if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
+    service = await createCommerceService({ dbPath, clients, seed });
+    await service.listen({ port, host: '127.0.0.1' });
+    const address = service.server.address();
+    const servicePort = typeof address === 'object' && address ? address.port : port;
+    upstreamUrl = `http://127.0.0.1:${servicePort}`;
+    const demo = clients[0];
+    if (demo) demoToken = await fetchDemoToken(upstreamUrl, demo.id, demo.secret);
+  }
+
+  const gateway = createGateway({ upstreamUrl, demoToken });
+  const server: Server = createServer(gateway);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.gateway.port, config.gateway.host, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.gateway.port;
+  const shownHost = config.gateway.host === '0.0.0.0' ? 'localhost' : config.gateway.host;
+
+  console.log(`GraphQL gateway ready in ${Date.now() - started} ms`);
+  console.log(`  GraphiQL / endpoint: http://${shownHost}:${port}${gateway.graphqlEndpoint}`);
+  console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
+  if (demoToken !== undefined) {
+    // The one token ever printed: the local demo store's own, for the person who started it.
+    console.log('  demo token (1 hour; GraphiQL already sends it):');
+    console.log(`    Authorization: Bearer ${demoToken}`);
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: draining in-flight requests…`);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    server.close(async () => {
+      await gateway.dispose();
+      await service?.close();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

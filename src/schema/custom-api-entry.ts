@@ -1,0 +1,324 @@
+/**
+ * CustomApiEntry: one record of a Custom API, with its queries and the create / update / delete
+ * mutations (seed endpoint 1). Lookups by id go through the per-request entry loader, so N
+ * entries of one Custom API asked for in one operation cost one `filter=in(id,…)` call.
+ */
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import type { GatewayContext } from '../gateway/context.ts';
+import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
+import { BadUserInputError } from '../upstream/errors.ts';
+import { builder } from './builder.ts';
+import { defineListArgs, type Listed, type ListSpec, resolveList } from './connection.ts';
+import { nullWhenNotFound } from './lookups.ts';
+import {
+  judgeIfMatch,
+  judgeNonEmpty,
+  judgeUuid,
+  readInt,
+  readObject,
+  readOptionalString,
+  readString,
+  readTimestamps,
+} from './rows.ts';
+
+export interface CustomApiEntryShape extends Listed {
+  customApiId: string;
+  type: string;
+  attributes: JsonObject;
+  dataSize: number;
+  resourceVersion: number;
+  /** The entity tag `W/"<etag_id>"`, usable verbatim as `ifMatch`. */
+  etag: string | null;
+  selfLink: string | null;
+}
+
+/** Keys of an entry body that are not attributes. */
+const RESERVED = new Set(['id', 'type', 'links', 'meta', 'relationships', 'timestamps']);
+
+/** The largest entry the v2 API stores, in data_size bytes. */
+export const MAX_ENTRY_BYTES = 64 * 1024;
+
+export function toEntry(row: JsonObject, customApiId: string): CustomApiEntryShape {
+  const meta = readObject(row, 'meta', 'entry');
+  const attributes: JsonObject = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (!RESERVED.has(key)) attributes[key] = value;
+  }
+  const links = isJsonObject(row.links) ? row.links : {};
+  const etagId = readOptionalString(meta, 'etag_id');
+  return {
+    upstreamId: readString(row, 'id', 'entry'),
+    customApiId,
+    type: readString(row, 'type', 'entry'),
+    attributes,
+    dataSize: readInt(meta, 'data_size', 'entry.meta'),
+    resourceVersion: typeof meta.resource_version === 'number' ? meta.resource_version : 0,
+    etag: etagId === null ? null : `W/"${etagId}"`,
+    selfLink: typeof links.self === 'string' ? links.self : null,
+    ...readTimestamps(row, 'entry'),
+  };
+}
+
+/**
+ * The entry's size as the v2 API counts `data_size`: the sum of the UTF-8 byte sizes of every
+ * stored value, each value measured as its JSON text (strings without their quotes).
+ */
+export function entryDataSize(attributes: JsonObject): number {
+  let size = 0;
+  for (const value of Object.values(attributes)) {
+    size +=
+      typeof value === 'string'
+        ? Buffer.byteLength(value, 'utf8')
+        : Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  }
+  return size;
+}
+
+function judgeAttributes(attributes: JsonObject, field: string): JsonObject {
+  for (const key of Object.keys(attributes)) {
+    if (RESERVED.has(key)) {
+      throw new BadUserInputError(`${field}.${key} is reserved and cannot be an attribute`, {
+        field: `${field}.${key}`,
+      });
+    }
+  }
+  const size = entryDataSize(attributes);
+  if (size > MAX_ENTRY_BYTES) {
+    throw new BadUserInputError(
+      `${field} is ${size} bytes; an entry may hold at most ${MAX_ENTRY_BYTES} bytes (64 KB)`,
+      { field },
+    );
+  }
+  return attributes;
+}
+
+const entriesPath = (customApiId: string) =>
+  ['settings', 'extensions', 'custom-apis', customApiId, 'entries'] as const;
+
+export function entriesListSpec(customApiId: string): ListSpec<CustomApiEntryShape> {
+  return {
+    connection: `entries:${customApiId}`,
+    segments: entriesPath(customApiId),
+    toNode: (row) => toEntry(row, customApiId),
+  };
+}
+
+/** One entry through the batching loader; null when the store has no such entry. */
+export async function loadEntry(
+  context: GatewayContext,
+  customApiId: string,
+  entryId: string,
+): Promise<CustomApiEntryShape | null> {
+  const row = await nullWhenNotFound(context.entryLoader(customApiId).load(entryId));
+  return row === null ? null : toEntry(row, customApiId);
+}
+
+export const CustomApiEntryRef = builder.objectRef<CustomApiEntryShape>('CustomApiEntry');
+export const entryListArgs = defineListArgs('CustomApiEntry', 'entries');
+
+builder.node(CustomApiEntryRef, {
+  description: 'One record of a Custom API: its attributes plus version and timestamps.',
+  // The entry id alone does not say which Custom API to ask, so the global id carries both.
+  id: { resolve: (entry) => `${entry.customApiId}:${entry.upstreamId}` },
+  loadOne: (id, context) => {
+    const [customApiId = '', entryId = ''] = id.split(':');
+    return loadEntry(context, judgeUuid(customApiId, 'id'), judgeUuid(entryId, 'id'));
+  },
+  fields: (t) => ({
+    upstreamId: t.exposeID('upstreamId', { description: 'The entry id upstream (uuid).' }),
+    customApiId: t.exposeID('customApiId', {
+      description: 'Upstream id of the Custom API this entry belongs to.',
+    }),
+    type: t.exposeString('type', { description: 'The api_type of the Custom API.' }),
+    attributes: t.expose('attributes', {
+      type: 'JSONObject',
+      description: 'The entry’s own attributes (everything but id, type, links and meta).',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
+    dataSize: t.exposeInt('dataSize', {
+      description: 'Bytes stored (sum of value sizes); at most 65,536.',
+    }),
+    resourceVersion: t.exposeInt('resourceVersion', {
+      description: 'Version counter; grows with every change.',
+    }),
+    etag: t.exposeString('etag', {
+      nullable: true,
+      description: 'Entity tag of this version (W/"…"); pass as `ifMatch` to update safely.',
+    }),
+    selfLink: t.exposeString('selfLink', {
+      nullable: true,
+      description: 'Upstream link to this entry.',
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  customApiEntry: t.field({
+    type: CustomApiEntryRef,
+    nullable: true,
+    description: 'One entry by upstream ids; null when it does not exist in this store.',
+    args: {
+      customApiId: t.arg.id({ required: true, description: 'Upstream id of the Custom API.' }),
+      id: t.arg.id({ required: true, description: 'Upstream id of the entry.' }),
+    },
+    resolve: (_root, args, context) =>
+      loadEntry(context, judgeUuid(args.customApiId, 'customApiId'), judgeUuid(args.id, 'id')),
+  }),
+  customApiEntries: t.connection({
+    type: CustomApiEntryRef,
+    description: 'The entries of one Custom API.',
+    args: {
+      customApiId: t.arg.id({ required: true, description: 'Upstream id of the Custom API.' }),
+      ...entryListArgs,
+    },
+    resolve: (_root, args, context) =>
+      resolveList(context, args, entriesListSpec(judgeUuid(args.customApiId, 'customApiId'))),
+  }),
+}));
+
+// ---- mutations ----
+
+const CreateInput = builder.inputType('CreateCustomApiEntryInput', {
+  description: 'A new entry of a Custom API.',
+  fields: (t) => ({
+    customApiId: t.id({ required: true, description: 'Upstream id of the Custom API.' }),
+    type: t.string({
+      required: false,
+      description: 'The api_type of the Custom API; supplied by the gateway when omitted.',
+    }),
+    attributes: t.field({
+      type: 'JSONObject',
+      required: true,
+      description: 'The entry’s attributes; at most 64 KB by the data_size measure.',
+    }),
+  }),
+});
+
+const EntryPayload = (name: string, description: string) =>
+  builder.objectRef<{ entry: CustomApiEntryShape }>(name).implement({
+    description,
+    fields: (t) => ({
+      entry: t.field({
+        type: CustomApiEntryRef,
+        description: 'The entry as stored, with its new etag.',
+        resolve: (payload) => payload.entry,
+      }),
+    }),
+  });
+
+const CreatePayload = EntryPayload('CreateCustomApiEntryPayload', 'The created entry.');
+const UpdatePayload = EntryPayload('UpdateCustomApiEntryPayload', 'The updated entry.');
+
+const UpdateInput = builder.inputType('UpdateCustomApiEntryInput', {
+  description: 'A partial update of an entry: attributes not given keep their values.',
+  fields: (t) => ({
+    customApiId: t.id({ required: true, description: 'Upstream id of the Custom API.' }),
+    entryId: t.id({ required: true, description: 'Upstream id of the entry.' }),
+    attributes: t.field({
+      type: 'JSONObject',
+      required: true,
+      description: 'Attributes to set; the stored entry stays within 64 KB.',
+    }),
+    ifMatch: t.string({
+      required: false,
+      description: 'Only update if the entry still has this etag (PRECONDITION_FAILED if not).',
+    }),
+  }),
+});
+
+const DeleteInput = builder.inputType('DeleteCustomApiEntryInput', {
+  description: 'The entry to delete.',
+  fields: (t) => ({
+    customApiId: t.id({ required: true, description: 'Upstream id of the Custom API.' }),
+    entryId: t.id({ required: true, description: 'Upstream id of the entry.' }),
+    ifMatch: t.string({
+      required: false,
+      description: 'Only delete if the entry still has this etag (PRECONDITION_FAILED if not).',
+    }),
+  }),
+});
+
+const DeletePayload = builder
+  .objectRef<{ customApiId: string; entryId: string }>('DeleteCustomApiEntryPayload')
+  .implement({
+    description: 'What was deleted.',
+    fields: (t) => ({
+      deletedEntryId: t.exposeID('entryId', { description: 'Upstream id of the deleted entry.' }),
+      deletedId: t.id({
+        description: 'Global id the deleted entry had, to evict it from client caches.',
+        resolve: (payload) =>
+          encodeGlobalID('CustomApiEntry', `${payload.customApiId}:${payload.entryId}`),
+      }),
+    }),
+  });
+
+/** The entry in a write response, with the ETag header taking precedence over meta.etag_id. */
+function entryFromWrite(
+  response: { body: unknown; etag: string | undefined },
+  customApiId: string,
+): CustomApiEntryShape {
+  const entry = toEntry(expectResource({ status: 200, ...response }), customApiId);
+  return response.etag ? { ...entry, etag: response.etag } : entry;
+}
+
+builder.mutationFields((t) => ({
+  createCustomApiEntry: t.field({
+    type: CreatePayload,
+    description: 'Creates an entry of a Custom API (POST …/custom-apis/{id}/entries).',
+    args: { input: t.arg({ type: CreateInput, required: true, description: 'The new entry.' }) },
+    resolve: async (_root, { input }, context) => {
+      const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
+      const attributes = judgeAttributes(input.attributes, 'input.attributes');
+      let type = input.type ?? null;
+      if (type !== null) {
+        judgeNonEmpty(type, 'input.type');
+      } else {
+        const api = expectResource(
+          await context.get(['settings', 'extensions', 'custom-apis', customApiId]),
+        );
+        type = readString(api, 'api_type', 'custom_api');
+      }
+      const response = await context.write({
+        method: 'POST',
+        segments: entriesPath(customApiId),
+        body: { data: { ...attributes, type } },
+      });
+      return { entry: entryFromWrite(response, customApiId) };
+    },
+  }),
+  updateCustomApiEntry: t.field({
+    type: UpdatePayload,
+    description: 'Updates some attributes of an entry (PUT), optionally only if unchanged.',
+    args: { input: t.arg({ type: UpdateInput, required: true, description: 'The change.' }) },
+    resolve: async (_root, { input }, context) => {
+      const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
+      const entryId = judgeUuid(input.entryId, 'input.entryId');
+      const attributes = judgeAttributes(input.attributes, 'input.attributes');
+      const ifMatch = input.ifMatch ? judgeIfMatch(input.ifMatch, 'input.ifMatch') : undefined;
+      const response = await context.write({
+        method: 'PUT',
+        segments: [...entriesPath(customApiId), entryId],
+        body: { data: attributes },
+        ifMatch,
+      });
+      return { entry: entryFromWrite(response, customApiId) };
+    },
+  }),
+  deleteCustomApiEntry: t.field({
+    type: DeletePayload,
+    description: 'Deletes an entry, optionally only if unchanged since it was read.',
+    args: { input: t.arg({ type: DeleteInput, required: true, description: 'The entry.' }) },
+    resolve: async (_root, { input }, context) => {
+      const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
+      const entryId = judgeUuid(input.entryId, 'input.entryId');
+      const ifMatch = input.ifMatch ? judgeIfMatch(input.ifMatch, 'input.ifMatch') : undefined;
+      await context.write({
+        method: 'DELETE',
+        segments: [...entriesPath(customApiId), entryId],
+        ifMatch,
+      });
+      return { customApiId, entryId };
+    },
+  }),
+}));

@@ -1,0 +1,66 @@
+/** File: an uploaded file of the store (`/v2/files`), as a node and a connection. */
+import type { GatewayContext } from '../gateway/context.ts';
+import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
+import { builder } from './builder.ts';
+import { defineListArgs, type Listed, resolveList } from './connection.ts';
+import { nullWhenNotFound } from './lookups.ts';
+import { judgeUuid, readOptionalString, readString, readTimestamps } from './rows.ts';
+
+export interface FileShape extends Listed {
+  fileName: string;
+  mimeType: string | null;
+  fileSize: number | null;
+  href: string | null;
+}
+
+export function toFile(row: JsonObject): FileShape {
+  const link = isJsonObject(row.link) ? row.link : {};
+  return {
+    upstreamId: readString(row, 'id', 'file'),
+    fileName: readString(row, 'file_name', 'file'),
+    mimeType: readOptionalString(row, 'mime_type'),
+    fileSize: typeof row.file_size === 'number' ? row.file_size : null,
+    href: readOptionalString(link, 'href'),
+    ...readTimestamps(row, 'file'),
+  };
+}
+
+async function fetchFile(context: GatewayContext, id: string): Promise<FileShape> {
+  return toFile(expectResource(await context.get(['files', id])));
+}
+
+export const FileRef = builder.objectRef<FileShape>('File');
+const fileListArgs = defineListArgs('File', 'files');
+
+builder.node(FileRef, {
+  description: 'A file uploaded to the store.',
+  id: { resolve: (file) => file.upstreamId },
+  loadOne: (id, context) => nullWhenNotFound(fetchFile(context, judgeUuid(id, 'id'))),
+  fields: (t) => ({
+    upstreamId: t.exposeID('upstreamId', { description: 'The file id upstream (uuid).' }),
+    fileName: t.exposeString('fileName', { description: 'Original file name.' }),
+    mimeType: t.exposeString('mimeType', { nullable: true, description: 'Media type.' }),
+    fileSize: t.exposeInt('fileSize', { nullable: true, description: 'Size in bytes.' }),
+    href: t.exposeString('href', { nullable: true, description: 'Where the file is served.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Upload time.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  file: t.field({
+    type: FileRef,
+    nullable: true,
+    description: 'One file by upstream id; null when the store has no such file.',
+    args: { id: t.arg.id({ required: true, description: 'Upstream id of the file.' }) },
+    resolve: (_root, args, context) =>
+      nullWhenNotFound(fetchFile(context, judgeUuid(args.id, 'id'))),
+  }),
+  files: t.connection({
+    type: FileRef,
+    description: 'The files of the store.',
+    args: fileListArgs,
+    resolve: (_root, args, context) =>
+      resolveList(context, args, { connection: 'files', segments: ['files'], toNode: toFile }),
+  }),
+}));

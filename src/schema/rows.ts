@@ -1,0 +1,110 @@
+/**
+ * Readers for upstream JSON rows and judges for caller input. A row missing what the schema
+ * promises is an unusable upstream answer (UPSTREAM_UNAVAILABLE), never a half-filled object;
+ * input the gateway can judge is refused with BAD_USER_INPUT naming the field, before any call.
+ */
+import { isJsonObject, type JsonObject } from '../upstream/client.ts';
+import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
+
+function unusable(what: string): UpstreamUnavailableError {
+  return new UpstreamUnavailableError(`The commerce service sent an unusable answer (${what})`, {
+    reason: 'invalid-body',
+  });
+}
+
+export function readString(row: JsonObject, key: string, type: string): string {
+  const value = row[key];
+  if (typeof value !== 'string') throw unusable(`${type}.${key} is not a string`);
+  return value;
+}
+
+export function readOptionalString(row: JsonObject, key: string): string | null {
+  const value = row[key];
+  return typeof value === 'string' ? value : null;
+}
+
+export function readInt(row: JsonObject, key: string, type: string): number {
+  const value = row[key];
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw unusable(`${type}.${key} is not an integer`);
+  }
+  return value;
+}
+
+export function readObject(row: JsonObject, key: string, type: string): JsonObject {
+  const value = row[key];
+  if (!isJsonObject(value)) throw unusable(`${type}.${key} is not an object`);
+  return value;
+}
+
+/** `meta.timestamps.{created_at,updated_at}`, the place every v2 resource keeps them. */
+export function readTimestamps(
+  row: JsonObject,
+  type: string,
+): { createdAt: string; updatedAt: string } {
+  const timestamps = readObject(readObject(row, 'meta', type), 'timestamps', `${type}.meta`);
+  return {
+    createdAt: readString(timestamps, 'created_at', `${type}.meta.timestamps`),
+    updatedAt: readString(timestamps, 'updated_at', `${type}.meta.timestamps`),
+  };
+}
+
+/** An amount in minor units with its currency and display form. */
+export interface MoneyShape {
+  amount: number;
+  currency: string;
+  formatted: string;
+}
+
+export function readMoney(value: unknown, type: string): MoneyShape {
+  if (!isJsonObject(value)) throw unusable(`${type} is not a money object`);
+  return {
+    amount: readInt(value, 'amount', type),
+    currency: readString(value, 'currency', type),
+    formatted: readString(value, 'formatted', type),
+  };
+}
+
+// ---- input judges ----
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+// Production carts may carry caller-chosen ids; anything outside this alphabet cannot be one.
+const CART_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** An upstream id (uuid form) of a Custom API, entry, item, discount, order, file or account. */
+export function judgeUuid(value: string, field: string): string {
+  if (!UUID.test(value)) {
+    throw new BadUserInputError(`${field} must be an upstream id (a uuid)`, { field });
+  }
+  return value;
+}
+
+export function judgeCartId(value: string, field: string): string {
+  if (!CART_ID.test(value)) {
+    throw new BadUserInputError(`${field} must be a cart id (1-64 letters, digits, "-" or "_")`, {
+      field,
+    });
+  }
+  return value;
+}
+
+export function judgeNonEmpty(value: string, field: string, max = 255): string {
+  if (value.trim() === '') {
+    throw new BadUserInputError(`${field} must not be empty`, { field });
+  }
+  if (value.length > max) {
+    throw new BadUserInputError(`${field} must be at most ${max} characters`, { field });
+  }
+  return value;
+}
+
+// A weak or strong entity tag, or the bare etag_id hash the entry exposes.
+const ETAG = /^(W\/)?"[\x21\x23-\x7e]{1,200}"$/;
+const BARE_ETAG = /^[\x21\x23-\x7e]{1,200}$/;
+
+/** `ifMatch` as an If-Match header value: a full entity tag, or the bare hash wrapped as weak. */
+export function judgeIfMatch(value: string, field: string): string {
+  if (ETAG.test(value)) return value;
+  if (BARE_ETAG.test(value)) return `W/"${value}"`;
+  throw new BadUserInputError(`${field} must be an entity tag such as W/"<etag>"`, { field });
+}
