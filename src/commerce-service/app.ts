@@ -39,7 +39,15 @@ export const BODY_LIMIT = 1024 * 1024;
 /**
  * Route modules under /v2, all behind the bearer-token hook. Add a module here to serve it.
  */
-const v2Routes: RouteModule[] = [cartRoutes, orderRoutes, fileRoutes, accountRoutes];
+const v2Routes: RouteModule[] = [
+  settingsRoutes,
+  customApiRoutes,
+  entryRoutes,
+  cartRoutes,
+  orderRoutes,
+  fileRoutes,
+  accountRoutes,
+];
 
 export async function createCommerceService(
   options: CommerceServiceOptions,
