@@ -1,0 +1,184 @@
+/**
+ * Structured logs: one JSON object per line. Every request produces exactly one `request` line
+ * (request id, operation name, duration, HTTP status, upstream calls, error codes). Nothing
+ * logged ever contains a bearer token: headers are not logged at all except through `redact`,
+ * and every line is scrubbed of anything that looks like a credential before it is written.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Plugin, YogaLogger } from 'graphql-yoga';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface Logger {
+  log(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface LoggerOptions {
+  /** Where lines go. Default: process.stdout. */
+  write?: (line: string) => void;
+  /** Lowest level written. Default 'info'. */
+  level?: LogLevel;
+}
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+// `Bearer <b64token>` anywhere in a string, and JSON-ish "authorization": "…" pairs.
+const BEARER_PATTERN = /Bearer\s+[A-Za-z0-9\-._~+/]+=*/gi;
+const AUTH_FIELD_PATTERN = /("?authorization"?\s*[:=]\s*"?)[^",}\s]+(\s+[^",}\s]+)?/gi;
+
+/** Removes credentials from a string that is about to leave the process. */
+export function scrubSecrets(text: string): string {
+  return text
+    .replace(BEARER_PATTERN, 'Bearer [redacted]')
+    .replace(AUTH_FIELD_PATTERN, '$1[redacted]');
+}
+
+/** A copy of `headers` safe to log: Authorization, cookies and API keys replaced. */
+export function redactHeaders(
+  headers: Iterable<[string, string]> | Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const entries: [string, unknown][] =
+    Symbol.iterator in headers
+      ? [...(headers as Iterable<[string, string]>)]
+      : Object.entries(headers as Record<string, unknown>);
+  const out: Record<string, string> = {};
+  for (const [name, value] of entries) {
+    const lower = name.toLowerCase();
+    out[lower] = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key)$/.test(lower)
+      ? '[redacted]'
+      : String(value);
+  }
+  return out;
+}
+
+function serialise(value: unknown): unknown {
+  if (value instanceof Error) {
+    const extra = value as Error & { code?: unknown; reason?: unknown };
+    return { name: value.name, message: value.message, code: extra.code, reason: extra.reason };
+  }
+  return value;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const write = options.write ?? ((line: string) => process.stdout.write(line));
+  const threshold = ORDER[options.level ?? 'info'];
+  return {
+    log(level, msg, fields = {}) {
+      if (ORDER[level] < threshold) return;
+      let line: string;
+      try {
+        line = JSON.stringify(
+          { time: new Date().toISOString(), level, msg, ...fields },
+          (_key, value) => serialise(value),
+        );
+      } catch {
+        line = JSON.stringify({ time: new Date().toISOString(), level, msg });
+      }
+      write(`${scrubSecrets(line)}\n`);
+    },
+  };
+}
+
+/** Yoga's own logger (it reports unexpected errors) routed into the structured log. */
+export function createYogaLogger(logger: Logger): YogaLogger {
+  const at =
+    (level: LogLevel) =>
+    (...args: unknown[]) => {
+      const [first, ...rest] = args;
+      const msg = first instanceof Error ? first.message : String(first);
+      logger.log(level, msg, {
+        source: 'yoga',
+        ...(first instanceof Error ? { error: first } : {}),
+        ...(rest.length > 0 ? { details: rest.map(serialise) } : {}),
+      });
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const OPERATION_NAME = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;
+
+interface RequestState {
+  started: number;
+  requestId: string;
+  operationName: string | undefined;
+  context: { requestId?: unknown; budget?: { used?: unknown } } | undefined;
+  errorCodes: string[];
+}
+
+export interface RequestLogOptions {
+  logger: Logger;
+  /** Paths that are not logged (health probes would drown the log). Default /healthz, /readyz. */
+  quietPaths?: string[];
+}
+
+/**
+ * One `request` line per HTTP request, written when the response is ready, and the request id
+ * echoed in an `x-request-id` response header. The id is the context's (which honours a
+ * well-formed incoming `x-request-id`), or a fresh one when the request never reached execution.
+ */
+export function requestLogPlugin(options: RequestLogOptions): Plugin {
+  const states = new WeakMap<Request, RequestState>();
+  const quiet = new Set(options.quietPaths ?? ['/healthz', '/readyz']);
+  return {
+    onRequest({ request }) {
+      const incoming = request.headers.get('x-request-id');
+      states.set(request, {
+        started: performance.now(),
+        requestId: incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID(),
+        operationName: undefined,
+        context: undefined,
+        errorCodes: [],
+      });
+    },
+    onParams({ params, request }) {
+      const state = states.get(request);
+      if (!state) return;
+      const name =
+        typeof params.operationName === 'string' && params.operationName !== ''
+          ? params.operationName
+          : typeof params.query === 'string'
+            ? OPERATION_NAME.exec(params.query)?.[1]
+            : undefined;
+      state.operationName = name?.slice(0, 100);
+    },
+    onExecute({ args }) {
+      const context = args.contextValue as RequestState['context'] & { request?: Request };
+      const request = context?.request;
+      const state = request ? states.get(request) : undefined;
+      if (!state) return;
+      state.context = context;
+      if (typeof context?.requestId === 'string') state.requestId = context.requestId;
+    },
+    onResultProcess({ request, result }) {
+      const state = states.get(request);
+      const results = Array.isArray(result) ? result : [result];
+      for (const one of results) {
+        const errors = (one as { errors?: readonly { extensions?: { code?: unknown } }[] }).errors;
+        for (const error of errors ?? []) {
+          const code = error.extensions?.code;
+          if (state && typeof code === 'string') state.errorCodes.push(code);
+        }
+      }
+    },
+    onResponse({ request, response }) {
+      const state = states.get(request);
+      if (!state) return;
+      states.delete(request);
+      response.headers.set('x-request-id', state.requestId);
+      const path = new URL(request.url, 'http://localhost').pathname;
+      if (quiet.has(path)) return;
+      const used = state.context?.budget?.used;
+      options.logger.log('info', 'request', {
+        requestId: state.requestId,
+        method: request.method,
+        path,
+        operationName: state.operationName ?? null,
+        status: response.status,
+        durationMs: Math.round((performance.now() - state.started) * 100) / 100,
+        upstreamCalls: typeof used === 'number' ? used : 0,
+        ...(state.errorCodes.length > 0 ? { errors: [...new Set(state.errorCodes)] } : {}),
+      });
+    },
+  };
+}
