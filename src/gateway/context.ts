@@ -77,6 +77,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
   return function createContext(request: RequestLike): GatewayContext {
     const incomingId = request.headers.get('x-request-id');
     const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const deadlineAt = Date.now() + deadlineMs;
     const deadline = AbortSignal.timeout(deadlineMs);
     const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
     const budget = createCallBudget(budgetLimit);
@@ -91,6 +92,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
         requestId,
         budget,
         signal,
+        deadlineAt,
         send: options.send,
       });
       return client;

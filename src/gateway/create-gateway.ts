@@ -12,7 +12,15 @@ import {
   type UpstreamPoolOptions,
 } from '../upstream/client.ts';
 import { type GatewayError, isGatewayError } from '../upstream/errors.ts';
+import {
+  createResilience,
+  createResilientSend,
+  type ResilienceConfig,
+} from '../upstream/resilience.ts';
+import { createSecurityPlugins, type QueryLimits, securityYogaOptions } from './armor.ts';
 import { createContextFactory, type GatewayContext } from './context.ts';
+import { createHealth, type Health } from './health.ts';
+import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 
 export interface GatewayOptions {
   /** Base URL of the v2 service, without `/v2` (e.g. `http://127.0.0.1:4010`). */
@@ -31,6 +39,25 @@ export interface GatewayOptions {
   pool?: UpstreamPoolOptions;
   /** The attempt function, for resilience to wrap; default: one plain HTTP attempt. */
   send?: SendAttempt;
+  /**
+   * Timeouts, retries and circuit breaker around `send` (src/upstream/resilience.ts); `false`
+   * sends every call exactly once. Defaults: 5 s per attempt, 3 attempts for GET, breaker on.
+   */
+  resilience?: ResilienceConfig | false;
+  /** Production: error masks carry no dev details whatever NODE_ENV says. Default false. */
+  production?: boolean;
+  /** Allow introspection. Default true. */
+  introspection?: boolean;
+  /** CSRF prevention (src/gateway/armor.ts). Default true. */
+  csrfPrevention?: boolean;
+  /** Query limits (src/gateway/armor.ts); defaults there. */
+  queryLimits?: Partial<QueryLimits>;
+  /** Largest request body, bytes. Default 512 KiB. */
+  maxBodyBytes?: number;
+  /** Structured log for request lines and Yoga's own messages; `false` = silent. */
+  logger?: Logger | false;
+  /** /healthz and /readyz; pass one to drive readiness (shutdown). Default: created here. */
+  health?: Health;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, GatewayContext>;
@@ -53,6 +80,9 @@ export function maskGatewayError(error: unknown, message: string, isDev?: boolea
   const gatewayError = findGatewayError(error);
   if (gatewayError !== undefined) {
     const outer = error instanceof GraphQLError ? error : undefined;
+    // graphql-js already copied the gateway error's extensions onto its wrapper; returning the
+    // wrapper itself tells Yoga nothing was masked, so a caller's mistake is not logged as ours.
+    if (outer !== undefined && outer.extensions.code === gatewayError.code) return outer;
     // A variable coercion error keeps its own message, which names the variable.
     const text =
       outer !== undefined && outer.message !== gatewayError.message && outer.path === undefined
@@ -71,12 +101,19 @@ export function maskGatewayError(error: unknown, message: string, isDev?: boolea
 
 export function createGateway(options: GatewayOptions): Gateway {
   const transport = createUpstreamTransport(options.upstreamUrl, options.pool);
+  const send =
+    options.resilience === false
+      ? options.send
+      : createResilientSend(createResilience(options.resilience), options.send);
   const createContext = createContextFactory({
     transport,
     callBudget: options.callBudget,
     operationDeadlineMs: options.operationDeadlineMs,
-    send: options.send,
+    send,
   });
+  const health = options.health ?? createHealth({ upstreamUrl: options.upstreamUrl });
+  const logger = options.logger;
+  const production = options.production ?? false;
   const graphiqlEnabled = options.graphiql ?? true;
 
   return createYoga<Record<string, unknown>, GatewayContext>({
@@ -92,9 +129,23 @@ export function createGateway(options: GatewayOptions): Gateway {
           defaultQuery: DEFAULT_QUERY,
         }
       : false,
-    maskedErrors: { maskError: maskGatewayError },
+    maskedErrors: {
+      maskError: (error, message, isDev) =>
+        maskGatewayError(error, message, production ? false : isDev),
+    },
+    ...securityYogaOptions({ maxBodyBytes: options.maxBodyBytes }),
+    ...(logger === undefined ? {} : { logging: logger ? createYogaLogger(logger) : false }),
     context: ({ request }) => createContext(request),
-    plugins: [{ onDispose: () => transport.close() }],
+    plugins: [
+      health.plugin,
+      ...createSecurityPlugins({
+        introspection: options.introspection,
+        csrfPrevention: options.csrfPrevention,
+        limits: options.queryLimits,
+      }),
+      ...(logger ? [requestLogPlugin({ logger })] : []),
+      { onDispose: () => transport.close() },
+    ],
   });
 }
 

@@ -100,6 +100,8 @@ export interface AttemptContext {
   authorization: string;
   requestId: string;
   signal: AbortSignal | undefined;
+  /** Epoch ms of the operation deadline, so retries never wait past it (resilience.ts). */
+  deadlineAt?: number | undefined;
 }
 
 /** Signature of one attempt; resilience wraps a function of this shape. */
@@ -364,6 +366,8 @@ export interface UpstreamClientOptions {
   requestId?: string;
   budget: CallBudget;
   signal?: AbortSignal;
+  /** Epoch ms of the operation deadline (see AttemptContext). */
+  deadlineAt?: number;
   /** The attempt function; resilience passes a wrapped `sendUpstreamAttempt`. */
   send?: SendAttempt;
 }
@@ -374,6 +378,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     authorization: options.authorization,
     requestId: options.requestId ?? randomUUID(),
     signal: options.signal,
+    deadlineAt: options.deadlineAt,
   };
   return {
     request(request) {

@@ -397,9 +397,6 @@ export function createResilience(config: ResilienceConfig = {}): Resilience {
   return { options, execute, breaker: breakerFor };
 }
 
-/** The attempt context plus the operation deadline, when the caller knows it. */
-type DeadlineAware = AttemptContext & { deadlineAt?: number };
-
 /**
  * Wraps the client's one-attempt function: the same signature, with timeouts, retries and the
  * breaker of `resilience`. Retries are not extra budget units: the budget counts logical calls.
@@ -414,7 +411,7 @@ export function createResilientSend(
         method: request.method,
         origin: transport.origin,
         signal: context.signal,
-        deadlineAt: (context as DeadlineAware).deadlineAt,
+        deadlineAt: context.deadlineAt,
       },
       (signal) => send(transport, request, { ...context, signal }),
     );
