@@ -131,7 +131,7 @@ export interface CartItemShape {
 }
 
 /**
- * An item's discounts: inline `custom_discounts` (the embedded service) or, as the production
+ * An item's (or the cart's) discounts: inline `custom_discounts` (the embedded service) or, as the production
  * API returns them with `include=custom_discounts`, referenced from `included`.
  */
 function itemDiscounts(row: JsonObject, included: Map<string, JsonObject>): CustomDiscountShape[] {
@@ -204,6 +204,7 @@ const CartItemRef = builder.objectRef<CartItemShape>('CartItem').implement({
 
 export interface CartShape {
   upstreamId: string;
+  customDiscounts: CustomDiscountShape[];
   name: string | null;
   description: string | null;
   customDiscountsEnabled: boolean | null;
@@ -212,13 +213,14 @@ export interface CartShape {
   updatedAt: string | null;
 }
 
-function toCart(row: JsonObject): CartShape {
+function toCart(row: JsonObject, included: Map<string, JsonObject>): CartShape {
   const meta = readObject(row, 'meta', 'cart');
   const settings = isJsonObject(row.discount_settings) ? row.discount_settings : {};
   const hasTimestamps = isJsonObject(meta.timestamps);
   const timestamps = hasTimestamps ? readTimestamps(row, 'cart') : null;
   return {
     upstreamId: readString(row, 'id', 'cart'),
+    customDiscounts: itemDiscounts(row, included),
     name: readOptionalString(row, 'name'),
     description: readOptionalString(row, 'description'),
     customDiscountsEnabled:
@@ -231,8 +233,20 @@ function toCart(row: JsonObject): CartShape {
   };
 }
 
+/** `included.custom_discounts` of a response, by id. */
+function includedDiscounts(body: unknown): Map<string, JsonObject> {
+  const included = new Map<string, JsonObject>();
+  const extra =
+    isJsonObject(body) && isJsonObject(body.included) ? body.included.custom_discounts : undefined;
+  if (Array.isArray(extra)) {
+    for (const d of extra) if (isJsonObject(d) && typeof d.id === 'string') included.set(d.id, d);
+  }
+  return included;
+}
+
 async function fetchCart(context: GatewayContext, cartId: string): Promise<CartShape> {
-  return toCart(expectResource(await context.get(['carts', cartId])));
+  const response = await context.get(['carts', cartId], { include: 'custom_discounts' });
+  return toCart(expectResource(response), includedDiscounts(response.body));
 }
 
 async function fetchCartItems(context: GatewayContext, cartId: string): Promise<CartItemShape[]> {
@@ -241,11 +255,7 @@ async function fetchCartItems(context: GatewayContext, cartId: string): Promise<
   });
   const body = response.body;
   if (!isJsonObject(body) || !Array.isArray(body.data)) throw invalid('cart items');
-  const included = new Map<string, JsonObject>();
-  const extra = isJsonObject(body.included) ? body.included.custom_discounts : undefined;
-  if (Array.isArray(extra)) {
-    for (const d of extra) if (isJsonObject(d) && typeof d.id === 'string') included.set(d.id, d);
-  }
+  const included = includedDiscounts(body);
   return body.data.map((row) => {
     if (!isJsonObject(row)) throw invalid('cart item');
     return toCartItem(row, included);
@@ -284,6 +294,10 @@ builder.node(CartRef, {
       type: 'DateTime',
       nullable: true,
       description: 'Last update time.',
+    }),
+    customDiscounts: t.expose('customDiscounts', {
+      type: [CustomDiscountRef],
+      description: 'Custom discounts on the whole cart (item discounts are on each item).',
     }),
     items: t.field({
       type: [CartItemRef],

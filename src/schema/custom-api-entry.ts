@@ -33,7 +33,7 @@ export interface CustomApiEntryShape extends Listed {
 }
 
 /** Keys of an entry body that are not attributes. */
-const RESERVED = new Set(['id', 'type', 'links', 'meta', 'relationships', 'timestamps']);
+const RESERVED = new Set(['id', 'type', 'links', 'meta', 'timestamps']);
 
 /** The largest entry the v2 API stores, in data_size bytes. */
 export const MAX_ENTRY_BYTES = 64 * 1024;
@@ -76,6 +76,9 @@ export function entryDataSize(attributes: JsonObject): number {
 
 function judgeAttributes(attributes: JsonObject, field: string): JsonObject {
   for (const key of Object.keys(attributes)) {
+    if (key.trim() === '') {
+      throw new BadUserInputError(`${field} cannot have an empty attribute name`, { field });
+    }
     if (RESERVED.has(key)) {
       throw new BadUserInputError(`${field}.${key} is reserved and cannot be an attribute`, {
         field: `${field}.${key}`,
@@ -262,6 +265,14 @@ function entryFromWrite(
   return response.etag ? { ...entry, etag: response.etag } : entry;
 }
 
+/** The api_type of a Custom API: the `type` its entries must carry (one cached GET). */
+async function fetchApiType(context: GatewayContext, customApiId: string): Promise<string> {
+  const api = expectResource(
+    await context.get(['settings', 'extensions', 'custom-apis', customApiId]),
+  );
+  return readString(api, 'api_type', 'custom_api');
+}
+
 builder.mutationFields((t) => ({
   createCustomApiEntry: t.field({
     type: CreatePayload,
@@ -270,15 +281,10 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, context) => {
       const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
       const attributes = judgeAttributes(input.attributes, 'input.attributes');
-      let type = input.type ?? null;
-      if (type !== null) {
-        judgeNonEmpty(type, 'input.type');
-      } else {
-        const api = expectResource(
-          await context.get(['settings', 'extensions', 'custom-apis', customApiId]),
-        );
-        type = readString(api, 'api_type', 'custom_api');
-      }
+      const type =
+        input.type === null || input.type === undefined
+          ? await fetchApiType(context, customApiId)
+          : judgeNonEmpty(input.type, 'input.type');
       const response = await context.write({
         method: 'POST',
         segments: entriesPath(customApiId),
@@ -296,10 +302,12 @@ builder.mutationFields((t) => ({
       const entryId = judgeUuid(input.entryId, 'input.entryId');
       const attributes = judgeAttributes(input.attributes, 'input.attributes');
       const ifMatch = input.ifMatch ? judgeIfMatch(input.ifMatch, 'input.ifMatch') : undefined;
+      // The production API wants data.type on PUT too; it is the Custom API's api_type.
+      const type = await fetchApiType(context, customApiId);
       const response = await context.write({
         method: 'PUT',
         segments: [...entriesPath(customApiId), entryId],
-        body: { data: attributes },
+        body: { data: { ...attributes, type } },
         ifMatch,
       });
       return { entry: entryFromWrite(response, customApiId) };
