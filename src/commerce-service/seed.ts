@@ -9,8 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { uuidFromBytes } from './ids.ts';
-import { computeCartTotals } from './money.ts';
+import { dataSize, entryEtag } from './routes/entries.ts';
 
 export interface SeedOptions {
   /** Number of orders to create. Default 12,000. */
@@ -30,6 +29,9 @@ export interface SeedSummary {
 }
 
 export const DEFAULT_SEED_ORDERS = 12_000;
+
+/** From this many orders on, the order indexes are rebuilt after the load instead of kept up. */
+const BULK_THRESHOLD = 2_000;
 
 /** Every seeded timestamp is derived from this instant, never from the clock. */
 const SEED_EPOCH = Date.parse('2025-01-06T09:00:00.000Z');
@@ -77,14 +79,43 @@ export function createRandom(seed: string): Random {
       return value;
     },
     uuid() {
-      const bytes = Buffer.alloc(16);
-      for (let i = 0; i < 16; i += 4) bytes.writeUInt32LE(u32(), i);
-      return uuidFromBytes(bytes);
+      // Same layout as ids.ts's uuidFromBytes (v4 version and variant bits), built from
+      // strings: seeding makes hundreds of thousands of these.
+      const w0 = u32();
+      const w1 = u32();
+      const w2 = u32();
+      const w3 = u32();
+      const h1 = hex8(w1);
+      const h2 = hex8(((w2 & 0x3fffffff) | 0x80000000) >>> 0);
+      return `${hex8(w0)}-${h1.slice(0, 4)}-4${h1.slice(5)}-${h2.slice(0, 4)}-${h2.slice(4)}${hex8(w3)}`;
     },
   };
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
+const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
+
+let isoDay = Number.NaN;
+let isoPrefix = '';
+/**
+ * `new Date(ms).toISOString()`, with the date part cached per UTC day: the seed formats one or
+ * two timestamps per order, and order timestamps move through few distinct days.
+ */
+function iso(ms: number): string {
+  const day = Math.floor(ms / 86_400_000);
+  if (day !== isoDay) {
+    isoDay = day;
+    isoPrefix = new Date(day * 86_400_000).toISOString().slice(0, 11);
+  }
+  let rest = ms - day * 86_400_000;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const sec = Math.floor(rest / 1000);
+  const milli = rest - sec * 1000;
+  const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+  return `${isoPrefix}${two(h)}:${two(m)}:${two(sec)}.${milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : milli}Z`;
+}
 
 const FIRST_NAMES = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken'];
 const LAST_NAMES = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Allen'];
@@ -103,46 +134,44 @@ const PRODUCTS: readonly [string, string, number][] = [
   ['Gift card', 'GIFT-25', 2500],
 ];
 
-export interface SeedOrderRow {
-  id: string;
-  status: string;
-  payment: string;
-  shipping: string;
-  customer_name: string;
-  customer_email: string;
-  billing_address: string;
-  currency: string;
-  with_tax: number;
-  without_discount: number;
-  discount: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface SeedOrderItemRow {
-  id: string;
-  order_id: string;
-  name: string;
-  sku: string;
-  quantity: number;
-  unit_amount: number;
-  discount: number;
-  currency: string;
-  created_at: string;
-  updated_at: string;
+/** Receives generated rows, in the column order of the orders / order_items inserts. */
+export interface OrderSink {
+  order(
+    id: string,
+    status: string,
+    payment: string,
+    shipping: string,
+    customerName: string,
+    customerEmail: string,
+    billingAddress: string,
+    currency: string,
+    withTax: number,
+    withoutDiscount: number,
+    discount: number,
+    createdAt: string,
+    updatedAt: string,
+  ): void;
+  item(
+    id: string,
+    orderId: string,
+    name: string,
+    sku: string,
+    quantity: number,
+    unitAmount: number,
+    discount: number,
+    currency: string,
+    createdAt: string,
+  ): void;
 }
 
 /**
- * Builds the order rows (and their items) in memory. created_at advances through the data in
- * gaps of seconds to minutes, with every so often a burst of 300–600 orders sharing one
- * instant; updated_at is created_at plus a little, except for bulk-update groups sharing one.
+ * Generates orders (and their items) straight into a sink, keeping nothing in memory, so that
+ * 100,000 orders cost little more than their inserts. created_at advances in gaps of seconds to
+ * minutes, with every so often a burst of 300–600 orders sharing one instant; updated_at is
+ * created_at plus a little, except for bulk-update groups of 150–400 orders sharing one value.
+ * Totals follow money.ts's rules (discounts capped at what they apply to).
  */
-export function generateOrders(
-  random: Random,
-  count: number,
-): { orders: SeedOrderRow[]; items: SeedOrderItemRow[] } {
-  const orders: SeedOrderRow[] = [];
-  const items: SeedOrderItemRow[] = [];
+export function generateOrders(random: Random, count: number, sink: OrderSink): void {
   let clock = SEED_EPOCH;
   // Bursts and bulk updates are scheduled (not left to chance) so every seed of a few thousand
   // orders or more is guaranteed to contain them.
@@ -150,14 +179,12 @@ export function generateOrders(
   let burstLeft = 0;
   let untilBulk = random.int(800, 2000);
   let bulkLeft = 0;
-  let bulkGroup: SeedOrderRow[] = [];
-  const flushBulk = (): void => {
-    const last = bulkGroup.at(-1);
-    if (last === undefined) return;
-    const shared = iso(Date.parse(last.created_at) + 3_600_000);
-    for (const order of bulkGroup) order.updated_at = shared;
-    bulkGroup = [];
-  };
+  let bulkUpdatedAt = '';
+  const lineName: string[] = [];
+  const lineSku: string[] = [];
+  const lineQty: number[] = [];
+  const linePrice: number[] = [];
+  const lineDiscount: number[] = [];
   for (let i = 0; i < count; i++) {
     if (burstLeft > 0) {
       burstLeft--;
@@ -171,78 +198,70 @@ export function generateOrders(
     if (bulkLeft === 0 && --untilBulk <= 0) {
       bulkLeft = random.int(150, 400);
       untilBulk = random.int(1500, 2500);
+      // Two weeks on: later than every created_at in the group (at most 400 × ~10 minutes).
+      bulkUpdatedAt = iso(clock + 14 * 86_400_000);
     }
     const created = iso(clock);
     const first = random.pick(FIRST_NAMES);
     const last = random.pick(LAST_NAMES);
-    const [city, region, country] = random.pick(CITIES);
+    const place = random.pick(CITIES);
     const id = random.uuid();
     const lineCount = random.int(1, 3);
-    const lines = [];
+    let withoutDiscount = 0;
+    let afterItems = 0;
     for (let l = 0; l < lineCount; l++) {
-      const [name, sku, price] = random.pick(PRODUCTS);
+      const product = random.pick(PRODUCTS);
       const quantity = random.int(1, 4);
-      const discounts = random.next() < 0.15 ? [-random.int(1, 5) * 100] : [];
-      lines.push({ name, sku, unitAmount: price, quantity, discounts });
+      const value = product[2] * quantity;
+      const discount = random.next() < 0.15 ? Math.max(-random.int(1, 5) * 100, -value) : 0;
+      lineName[l] = product[0];
+      lineSku[l] = product[1];
+      linePrice[l] = product[2];
+      lineQty[l] = quantity;
+      lineDiscount[l] = discount;
+      withoutDiscount += value;
+      afterItems += value + discount;
     }
-    const cartDiscounts = random.next() < 0.1 ? [-500] : [];
-    const totals = computeCartTotals(lines, cartDiscounts);
+    const cartDiscount = random.next() < 0.1 ? Math.max(-500, -afterItems) : 0;
+    const total = afterItems + cartDiscount;
     const paid = random.next() < 0.7;
-    const order: SeedOrderRow = {
-      id,
-      status: paid ? 'complete' : 'incomplete',
-      payment: paid ? 'paid' : 'unpaid',
-      shipping: paid && random.next() < 0.8 ? 'fulfilled' : 'unfulfilled',
-      customer_name: `${first} ${last}`,
-      customer_email: `${first}.${last}.${i}@example.com`.toLowerCase(),
-      billing_address: JSON.stringify({
-        first_name: first,
-        last_name: last,
-        line_1: `${random.int(1, 999)} Market Street`,
-        city,
-        region,
-        postcode: String(random.int(10000, 99999)),
-        country,
-      }),
-      currency: 'USD',
-      with_tax: totals.total,
-      without_discount: totals.withoutDiscount,
-      discount: totals.discount,
-      created_at: created,
-      updated_at: iso(clock + (paid ? random.int(1, 300_000) : 0)),
-    };
-    orders.push(order);
+    const address = `{"first_name":"${first}","last_name":"${last}","line_1":"${random.int(1, 999)} Market Street","city":"${place[0]}","region":"${place[1]}","postcode":"${random.int(10000, 99999)}","country":"${place[2]}"}`;
+    let updated: string;
     if (bulkLeft > 0) {
-      bulkGroup.push(order);
+      updated = bulkUpdatedAt;
       bulkLeft--;
-      if (bulkLeft === 0) flushBulk();
+    } else {
+      updated = paid ? iso(clock + random.int(1, 300_000)) : created;
     }
-    lines.forEach((line, index) => {
-      items.push({
-        id: random.uuid(),
-        order_id: id,
-        name: line.name,
-        sku: line.sku,
-        quantity: line.quantity,
-        unit_amount: line.unitAmount,
-        discount: totals.items[index]?.discount ?? 0,
-        currency: 'USD',
-        created_at: created,
-        updated_at: created,
-      });
-    });
+    sink.order(
+      id,
+      paid ? 'complete' : 'incomplete',
+      paid ? 'paid' : 'unpaid',
+      paid && random.next() < 0.8 ? 'fulfilled' : 'unfulfilled',
+      `${first} ${last}`,
+      `${first}.${last}.${i}@example.com`.toLowerCase(),
+      address,
+      'USD',
+      total,
+      withoutDiscount,
+      total - withoutDiscount,
+      created,
+      updated,
+    );
+    for (let l = 0; l < lineCount; l++) {
+      sink.item(
+        random.uuid(),
+        id,
+        lineName[l] ?? '',
+        lineSku[l] ?? '',
+        lineQty[l] ?? 0,
+        linePrice[l] ?? 0,
+        lineDiscount[l] ?? 0,
+        'USD',
+        created,
+      );
+    }
   }
-  flushBulk();
-  return { orders, items };
-}
-
-/** Data size of an entry as the entries routes count it: UTF-8 bytes of each stored value. */
-function dataSize(attributes: Record<string, unknown>): number {
-  let size = 0;
-  for (const value of Object.values(attributes)) {
-    size += Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
-  }
-  return size;
 }
 
 interface SeedCustomApi {
@@ -385,7 +404,7 @@ export function seedDemoStore(
         const at = tick();
         const attributes = api.attributes(random, i);
         const data = JSON.stringify(attributes);
-        const etag = createHash('sha256').update(`${id}:0:${data}`).digest('hex');
+        const etag = entryEtag(id, 0, at, data);
         insertEntry.run(storeId, apiId, id, data, dataSize(attributes), etag, at, at);
         summary.entries++;
       }
@@ -482,54 +501,84 @@ export function seedDemoStore(
     );
     summary.carts++;
 
-    const { orders, items } = generateOrders(random, orderCount);
+    // Bulk load: building the secondary indexes once afterwards (a sort) is several times
+    // cheaper than maintaining them row by row. Their definitions are read back from the
+    // schema, so the migrations stay the one place that defines them.
+    const indexes =
+      orderCount >= BULK_THRESHOLD
+        ? (db
+            .prepare(
+              `SELECT name, sql FROM sqlite_master
+                WHERE type = 'index' AND tbl_name IN ('orders', 'order_items') AND sql IS NOT NULL`,
+            )
+            .all() as { name: string; sql: string }[])
+        : [];
+    for (const index of indexes) db.exec(`DROP INDEX "${index.name}"`);
+
     const orderStmt = db.prepare(
       `INSERT INTO orders (id, store_id, cart_id, status, payment, shipping, customer_name,
          customer_email, billing_address, shipping_address, currency, with_tax, without_discount,
          discount, created_at, updated_at)
        VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    for (const o of orders) {
-      orderStmt.run(
-        o.id,
-        storeId,
-        o.status,
-        o.payment,
-        o.shipping,
-        o.customer_name,
-        o.customer_email,
-        o.billing_address,
-        o.billing_address,
-        o.currency,
-        o.with_tax,
-        o.without_discount,
-        o.discount,
-        o.created_at,
-        o.updated_at,
-      );
-    }
     const itemStmt = db.prepare(
       `INSERT INTO order_items (id, store_id, order_id, name, sku, quantity, unit_amount,
                                 discount, currency, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    for (const i of items) {
-      itemStmt.run(
-        i.id,
-        storeId,
-        i.order_id,
-        i.name,
-        i.sku,
-        i.quantity,
-        i.unit_amount,
-        i.discount,
-        i.currency,
-        i.created_at,
-        i.updated_at,
-      );
-    }
-    summary.orders = orders.length;
-    summary.orderItems = items.length;
+    generateOrders(random, orderCount, {
+      order(
+        id,
+        status,
+        payment,
+        shipping,
+        name,
+        email,
+        address,
+        currency,
+        total,
+        gross,
+        discount,
+        createdAt,
+        updatedAt,
+      ) {
+        orderStmt.run(
+          id,
+          storeId,
+          status,
+          payment,
+          shipping,
+          name,
+          email,
+          address,
+          address,
+          currency,
+          total,
+          gross,
+          discount,
+          createdAt,
+          updatedAt,
+        );
+        summary.orders++;
+      },
+      item(id, orderId, name, sku, quantity, unitAmount, discount, currency, createdAt) {
+        itemStmt.run(
+          id,
+          storeId,
+          orderId,
+          name,
+          sku,
+          quantity,
+          unitAmount,
+          discount,
+          currency,
+          createdAt,
+          createdAt,
+        );
+        summary.orderItems++;
+      },
+    });
+    for (const index of indexes) db.exec(index.sql);
   });
   run();
   summary.ms = Math.round(performance.now() - started);

@@ -9,6 +9,7 @@ import type { Db } from '../db.ts';
 import { badRequest, notFound, unprocessable } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { computeCartTotals, DEFAULT_CURRENCY, type MoneyValue, money } from '../money.ts';
+import { isObject, type JsonObject, requireData } from '../request-body.ts';
 import { loadOrderForResponse } from './orders.ts';
 
 /** At most this many custom discounts per item, and this many at cart level. */
@@ -63,20 +64,7 @@ export interface CartState {
 // ---------------------------------------------------------------------------------------------
 // Body validation: each failure is a 400 whose `source` points at the offending field.
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The `data` object of a JSON:API request body. */
-export function requireData(body: unknown): Json {
-  if (!isObject(body)) throw badRequest('The request body must be a JSON object.', 'body');
-  if (!isObject(body.data)) {
-    throw badRequest('The request body must have a "data" object.', 'data');
-  }
-  return body.data;
-}
+type Json = JsonObject;
 
 function requireText(data: Json, field: string, prefix = 'data'): string {
   const value = data[field];
