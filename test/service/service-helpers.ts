@@ -12,7 +12,7 @@ export interface CallOptions {
   /** A JSON body (sent as application/json). */
   json?: unknown;
   /** A raw body, sent with `contentType`. */
-  raw?: string | Buffer;
+  raw?: string;
   contentType?: string;
   headers?: Record<string, string>;
 }
@@ -72,7 +72,7 @@ export async function startService(
       authToken = defaultToken;
     }
     if (authToken !== null) headers.authorization = `Bearer ${authToken}`;
-    let body: string | Buffer | undefined;
+    let body: string | undefined;
     if (opts.json !== undefined) {
       body = JSON.stringify(opts.json);
       headers['content-type'] = 'application/json';
