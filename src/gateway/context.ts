@@ -54,7 +54,7 @@ export interface RequestLike {
 }
 
 // RFC 6750 b64token after exactly one space; anything else is not a bearer credential.
-const BEARER = /^Bearer [A-Za-z0-9\-._~+/]+=*$/;
+const BEARER = /^Bearer [A-Za-z0-9\-._~+/]+=*$/i;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Why the caller cannot reach the upstream, or their verbatim Authorization value. */

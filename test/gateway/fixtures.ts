@@ -4,7 +4,7 @@
  */
 import type { Stack } from '../support/harness.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: REST answers are read loosely in tests
+/** REST and GraphQL answers are read loosely in tests. */
 export type Json = any;
 
 export async function rest(
