@@ -9,6 +9,9 @@ import { request } from 'undici';
 import { createCommerceService } from './commerce-service/app.ts';
 import { loadConfig } from './config.ts';
 import { createGateway } from './gateway/create-gateway.ts';
+import { createHealth } from './gateway/health.ts';
+import { createLogger } from './gateway/logging.ts';
+import { installGracefulShutdown } from './gateway/shutdown.ts';
 
 /** A client_credentials token of the demo store, for GraphiQL and the console. */
 async function fetchDemoToken(baseUrl: string, clientId: string, secret: string): Promise<string> {
@@ -47,7 +50,30 @@ async function main(): Promise<void> {
     if (demo) demoToken = await fetchDemoToken(upstreamUrl, demo.id, demo.secret);
   }
 
-  const gateway = createGateway({ upstreamUrl, demoToken });
+  const g = config.gateway;
+  const logger = createLogger();
+  const health = createHealth({ upstreamUrl });
+  const gateway = createGateway({
+    upstreamUrl,
+    demoToken,
+    graphiql: g.graphiql,
+    introspection: g.introspection,
+    csrfPrevention: g.csrfPrevention,
+    production: g.production,
+    maxBodyBytes: g.maxBodyBytes,
+    queryLimits: g.queryLimits,
+    operationDeadlineMs: g.resilience?.operationDeadlineMs,
+    resilience: {
+      attemptTimeoutMs: g.resilience?.attemptTimeoutMs,
+      maxAttempts: g.resilience?.maxAttempts,
+      breaker: {
+        consecutiveFailures: g.resilience?.breakerFailures,
+        cooldownMs: g.resilience?.breakerCooldownMs,
+      },
+    },
+    logger: g.logRequests === false ? undefined : logger,
+    health,
+  });
   const server: Server = createServer(gateway);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -66,22 +92,17 @@ async function main(): Promise<void> {
     console.log(`    Authorization: Bearer ${demoToken}`);
   }
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: draining in-flight requests…`);
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    server.close(async () => {
+  // SIGTERM/SIGINT: /readyz turns 503, no new connections, in-flight requests finish, then
+  // the pool and the embedded service close and the process exits 0.
+  installGracefulShutdown(server, {
+    timeoutMs: g.shutdownTimeoutMs,
+    onDraining: () => health.setDraining(),
+    cleanup: async () => {
       await gateway.dispose();
       await service?.close();
-      process.exit(0);
-    });
-    server.closeIdleConnections();
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+    },
+    log: (msg, fields) => logger.log('info', msg, fields),
+  });
 }
 
 main().catch((error: unknown) => {

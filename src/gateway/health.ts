@@ -26,10 +26,12 @@ export interface Health {
   probe(): Promise<boolean>;
 }
 
-const JSON_HEADERS = {
+// A fresh object per response: the Response ponyfill keeps the object and adds a
+// content-length to it, which a shared constant would carry over to the next response.
+const jsonHeaders = () => ({
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
-};
+});
 
 export function createHealth(options: HealthOptions): Health {
   const timeoutMs = options.probeTimeoutMs ?? 1_000;
@@ -67,7 +69,7 @@ export function createHealth(options: HealthOptions): Health {
         endResponse(
           new fetchAPI.Response(JSON.stringify({ status: 'ok' }), {
             status: 200,
-            headers: JSON_HEADERS,
+            headers: jsonHeaders(),
           }),
         );
         return;
@@ -78,7 +80,7 @@ export function createHealth(options: HealthOptions): Health {
         endResponse(
           new fetchAPI.Response(JSON.stringify({ status, upstream }), {
             status: !draining && upstream ? 200 : 503,
-            headers: JSON_HEADERS,
+            headers: jsonHeaders(),
           }),
         );
       }

@@ -14,6 +14,8 @@ export type Fault =
   | { kind: 'pass' }
   /** Answer this status (default JSON:API error body), optionally with headers. */
   | { kind: 'status'; status: number; headers?: Record<string, string>; body?: string }
+  /** Forward to the target, but answer only after `ms`. */
+  | { kind: 'delay'; ms: number }
   /** Accept the request and never answer (until the client gives up). */
   | { kind: 'hang' }
   /** Send headers at once, then the target's body a few bytes at a time. */
@@ -132,6 +134,12 @@ export async function createFaultUpstream(options: {
       case 'pass': {
         const answer = await forward(req, body);
         res.writeHead(answer.status, answer.headers).end(answer.body);
+        return;
+      }
+      case 'delay': {
+        const answer = await forward(req, body);
+        await new Promise((resolve) => setTimeout(resolve, fault.ms));
+        if (!res.destroyed) res.writeHead(answer.status, answer.headers).end(answer.body);
         return;
       }
       case 'status': {

@@ -1,0 +1,188 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/create-gateway.ts';
+import { closedPortUrl } from '../support/fault-upstream.ts';
+import {
+  createEntries,
+  type HardeningStack,
+  listenOnPort0,
+  startHardeningStack,
+} from '../support/hardening-stack.ts';
+
+let stack: HardeningStack;
+let customApiId: string;
+
+beforeAll(async () => {
+  stack = await startHardeningStack();
+  ({ customApiId } = await createEntries(stack, await stack.token(), 'opslist', 3));
+});
+afterAll(() => stack.close());
+
+describe('health endpoints', () => {
+  it('/healthz answers 200 without touching the upstream', async () => {
+    const before = stack.fault?.requests.length ?? 0;
+    const response = await fetch(`${stack.gatewayBase}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+    expect(stack.fault?.requests.length).toBe(before);
+  });
+
+  it('/readyz probes the upstream origin without any token', async () => {
+    const response = await fetch(`${stack.gatewayBase}/readyz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ready', upstream: true });
+    const probes = stack.fault?.requests.filter((r) => r.url === '/v2') ?? [];
+    expect(probes.length).toBeGreaterThan(0);
+    for (const probe of probes) expect(probe.authorization).toBeUndefined();
+  });
+
+  it('/readyz is 503 when the upstream cannot be reached', async () => {
+    const gateway = createGateway({ upstreamUrl: await closedPortUrl(), logger: false });
+    const server = createServer(gateway);
+    const port = await listenOnPort0(server);
+    try {
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({ status: 'upstream-unreachable', upstream: false });
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      server.close();
+      await gateway.dispose();
+    }
+  });
+});
+
+describe('structured request logs', () => {
+  it('writes one JSON line per request with id, operation, status, duration, upstream calls', async () => {
+    const token = await stack.token();
+    const before = stack.logs.length;
+    const response = await stack.graphql(
+      'query ListEntries($id: ID!) { customApiEntries(customApiId: $id, first: 2) { totalCount } }',
+      { id: customApiId },
+      { headers: { 'x-request-id': 'trace-abc-123' } },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('trace-abc-123');
+    const lines = stack.logs.slice(before).filter((l) => l.msg === 'request');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      requestId: 'trace-abc-123',
+      method: 'POST',
+      path: '/graphql',
+      operationName: 'ListEntries',
+      status: 200,
+      upstreamCalls: 1,
+    });
+    expect(typeof lines[0]?.durationMs).toBe('number');
+    expect(stack.rawLogs.join('')).not.toContain(token);
+  });
+
+  it('logs refused requests with their error codes and a fresh id for a malformed one', async () => {
+    const before = stack.logs.length;
+    const response = await stack.graphql('{ nope }', undefined, {
+      headers: { 'x-request-id': 'bad id with spaces\r\n' },
+    });
+    expect(response.status).toBeLessThan(500);
+    const line = stack.logs.slice(before).find((l) => l.msg === 'request');
+    expect(line?.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(line?.errors).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    expect(line?.upstreamCalls).toBe(0);
+  });
+});
+
+/** Spawns `src/main.ts` as `npm start` would, but on port 0, and waits for its URL. */
+async function spawnMain(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`main did not start: ${stdout}${stderr}`)),
+      30_000,
+    );
+    const check = () => {
+      const match = /endpoint: (http:\/\/\S+)/.exec(stdout);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1].replace('localhost', '127.0.0.1'));
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => reject(new Error(`main exited ${code}: ${stdout}${stderr}`)));
+  });
+  return { child, url, output: () => stdout, errors: () => stderr };
+}
+
+describe('SIGTERM', () => {
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('stops accepting, finishes in-flight requests, then exits 0', async () => {
+    const fault = stack.fault;
+    if (!fault) throw new Error('fault proxy expected');
+    const token = await stack.token();
+    // Every entries list through the proxy takes 1.5 s: the request is surely in flight.
+    const remove = fault.add({
+      method: 'GET',
+      path: /\/entries$/,
+      then: { kind: 'delay', ms: 1_500 },
+    });
+    try {
+      const main = await spawnMain({ UPSTREAM_URL: fault.url, SHUTDOWN_TIMEOUT_MS: '10000' });
+      child = main.child;
+      const exited = once(main.child, 'exit');
+      const seen = fault.requests.filter((r) => r.url.includes('/entries')).length;
+      const inFlight = fetch(main.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          query:
+            'query Slow($id: ID!) { customApiEntries(customApiId: $id, first: 3) { totalCount } }',
+          variables: { id: customApiId },
+        }),
+      });
+      // Wait until the upstream call is under way, then ask the process to stop.
+      const deadline = Date.now() + 10_000;
+      while (
+        fault.requests.filter((r) => r.url.includes('/entries')).length === seen &&
+        Date.now() < deadline
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const signalledAt = Date.now();
+      main.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // New connections are refused while the old request drains.
+      await expect(fetch(main.url.replace('/graphql', '/healthz'))).rejects.toThrow();
+
+      const response = await inFlight;
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ data: { customApiEntries: { totalCount: 3 } } });
+      const [code] = await exited;
+      expect(code).toBe(0);
+      expect(Date.now() - signalledAt).toBeGreaterThan(1_000);
+      const out = main.output();
+      expect(out).toContain('"msg":"shutdown: draining"');
+      expect(out).toContain('"msg":"shutdown: done"');
+      expect(out).toContain('"operationName":"Slow"');
+      // The request line is there; the caller's token is not.
+      expect(out).not.toContain(token);
+    } finally {
+      remove();
+    }
+  });
+});
