@@ -1,0 +1,117 @@
+/**
+ * `npm run seed -- [--orders N] [--db path]`: replaces the demo store's data (the store of the
+ * first client in COMMERCE_CLIENTS) with a fresh deterministic data set of N orders (default
+ * 12,000), for benchmarks and demos. The database is COMMERCE_DB unless --db is given. Other
+ * stores, settings and tokens are left alone. Safe beside a running service (SQLite WAL,
+ * busy timeout): the whole re-seed is one transaction.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadServiceConfig } from '../config.ts';
+import { openDatabase } from './db.ts';
+import { DEFAULT_SEED_ORDERS, seedDemoStore } from './seed.ts';
+import { ensureStores } from './stores.ts';
+import { formatTimestamp } from './time.ts';
+
+const USAGE = `Usage: npm run seed -- [--orders N] [--db path]
+
+Re-seeds the demo store (first client in COMMERCE_CLIENTS) with N orders, replacing its
+previous data.
+  --orders N   number of orders, a whole number from 0 (default ${DEFAULT_SEED_ORDERS})
+  --db path    SQLite file (default COMMERCE_DB, else .data/commerce.db)
+  --help       show this help`;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface SeedCliOptions {
+  orders: number;
+  dbPath: string | undefined;
+  help: boolean;
+}
+
+/** Parses the command line; throws UsageError with a message fit for the terminal. */
+export function parseSeedArgs(argv: string[]): SeedCliOptions {
+  let values: { orders?: string; db?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        orders: { type: 'string' },
+        db: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  let orders = DEFAULT_SEED_ORDERS;
+  if (values.orders !== undefined) {
+    const raw = values.orders.replaceAll('_', '');
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+      throw new UsageError(`--orders must be a whole number >= 0, got "${values.orders}"`);
+    }
+    orders = Number(raw);
+  }
+  if (values.db !== undefined && values.db.trim() === '') {
+    throw new UsageError('--db needs a path');
+  }
+  return { orders, dbPath: values.db, help: values.help === true };
+}
+
+function main(): number {
+  let options: SeedCliOptions;
+  try {
+    options = parseSeedArgs(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`seed: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  let config: ReturnType<typeof loadServiceConfig>;
+  try {
+    config = loadServiceConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`seed: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  const dbPath = options.dbPath ?? config.dbPath;
+  if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
+  const db = openDatabase(dbPath);
+  try {
+    const now = formatTimestamp(Date.now());
+    const [storeId] = ensureStores(db, config.clients, now);
+    if (storeId === undefined) throw new Error('no client configured');
+    const summary = seedDemoStore(db, storeId, { orders: options.orders });
+    // Marks the store as seeded, so the service does not seed it again at start.
+    db.prepare('UPDATE stores SET seeded_at = ? WHERE id = ?').run(now, storeId);
+    process.stdout.write(
+      `Seeded store ${storeId} (client "${config.clients[0]?.id}") in ${dbPath}: ` +
+        `${summary.orders} orders (${summary.orderItems} items), ${summary.customApis} Custom ` +
+        `APIs with ${summary.entries} entries, ${summary.carts} cart, ${summary.files} files, ` +
+        `${summary.accounts} accounts in ${summary.ms} ms\n`,
+    );
+  } finally {
+    db.close();
+  }
+  return 0;
+}
+
+// Run only as a script, so tests can import parseSeedArgs.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = main();
+}
