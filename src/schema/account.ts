@@ -27,6 +27,11 @@ async function fetchAccount(context: GatewayContext, id: string): Promise<Accoun
 }
 
 export const AccountRef = builder.objectRef<AccountShape>('Account');
+
+export const AccountConnection = builder.connectionObject(
+  { type: AccountRef, name: 'AccountConnection', description: 'A page of accounts.' },
+  { name: 'AccountEdge', description: 'One of the accounts with its cursor.' },
+);
 const accountListArgs = defineListArgs('Account', 'accounts');
 
 builder.node(AccountRef, {
@@ -58,15 +63,18 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) =>
       nullWhenNotFound(fetchAccount(context, judgeUuid(args.id, 'id'))),
   }),
-  accounts: t.connection({
-    type: AccountRef,
-    description: 'The accounts of the store.',
-    args: accountListArgs,
-    resolve: (_root, args, context) =>
-      resolveList(context, args, {
-        connection: 'accounts',
-        segments: ['accounts'],
-        toNode: toAccount,
-      }),
-  }),
+  accounts: t.connection(
+    {
+      type: AccountRef,
+      description: 'The accounts of the store.',
+      args: accountListArgs,
+      resolve: (_root, args, context) =>
+        resolveList(context, args, {
+          connection: 'accounts',
+          segments: ['accounts'],
+          toNode: toAccount,
+        }),
+    },
+    AccountConnection,
+  ),
 }));

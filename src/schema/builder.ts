@@ -65,9 +65,13 @@ export const builder = new SchemaBuilder<{
     lastArgOptions: { description: 'Return at most this many items before `before`.' },
     afterArgOptions: { description: 'Start after the edge with this cursor.' },
     beforeArgOptions: { description: 'End before the edge with this cursor.' },
-    nodeQueryOptions: { description: 'Fetches any object by its global id; null when missing.' },
+    nodeQueryOptions: {
+      description: 'Fetches any object by its global id; null when missing.',
+      args: { id: { description: 'A global id, as returned by an `id` field.' } },
+    },
     nodesQueryOptions: {
       description: 'Fetches several objects by global id, in order; null for missing ones.',
+      args: { ids: { description: 'Global ids, as returned by `id` fields.' } },
     },
     defaultConnectionTypeOptions: { description: 'A page of a list (Relay connection).' },
     defaultEdgeTypeOptions: { description: 'One item of a connection with its cursor.' },

@@ -117,6 +117,11 @@ export async function loadEntry(
 }
 
 export const CustomApiEntryRef = builder.objectRef<CustomApiEntryShape>('CustomApiEntry');
+
+export const CustomApiEntryConnection = builder.connectionObject(
+  { type: CustomApiEntryRef, name: 'CustomApiEntryConnection', description: 'A page of entries.' },
+  { name: 'CustomApiEntryEdge', description: 'One of the entries with its cursor.' },
+);
 export const entryListArgs = defineListArgs('CustomApiEntry', 'entries');
 
 builder.node(CustomApiEntryRef, {
@@ -168,16 +173,19 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) =>
       loadEntry(context, judgeUuid(args.customApiId, 'customApiId'), judgeUuid(args.id, 'id')),
   }),
-  customApiEntries: t.connection({
-    type: CustomApiEntryRef,
-    description: 'The entries of one Custom API.',
-    args: {
-      customApiId: t.arg.id({ required: true, description: 'Upstream id of the Custom API.' }),
-      ...entryListArgs,
+  customApiEntries: t.connection(
+    {
+      type: CustomApiEntryRef,
+      description: 'The entries of one Custom API.',
+      args: {
+        customApiId: t.arg.id({ required: true, description: 'Upstream id of the Custom API.' }),
+        ...entryListArgs,
+      },
+      resolve: (_root, args, context) =>
+        resolveList(context, args, entriesListSpec(judgeUuid(args.customApiId, 'customApiId'))),
     },
-    resolve: (_root, args, context) =>
-      resolveList(context, args, entriesListSpec(judgeUuid(args.customApiId, 'customApiId'))),
-  }),
+    CustomApiEntryConnection,
+  ),
 }));
 
 // ---- mutations ----

@@ -6,7 +6,12 @@ import type { GatewayContext } from '../gateway/context.ts';
 import { expectResource, type JsonObject } from '../upstream/client.ts';
 import { builder } from './builder.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
-import { CustomApiEntryRef, entriesListSpec, entryListArgs } from './custom-api-entry.ts';
+import {
+  CustomApiEntryConnection,
+  CustomApiEntryRef,
+  entriesListSpec,
+  entryListArgs,
+} from './custom-api-entry.ts';
 import { nullWhenNotFound } from './lookups.ts';
 import { judgeUuid, readOptionalString, readString, readTimestamps } from './rows.ts';
 
@@ -42,6 +47,11 @@ export async function fetchCustomApi(context: GatewayContext, id: string): Promi
 
 export const CustomApiRef = builder.objectRef<CustomApiShape>('CustomApi');
 
+export const CustomApiConnection = builder.connectionObject(
+  { type: CustomApiRef, name: 'CustomApiConnection', description: 'A page of Custom APIs.' },
+  { name: 'CustomApiEdge', description: 'One of the Custom APIs with its cursor.' },
+);
+
 const customApiListArgs = defineListArgs('CustomApi', 'Custom APIs');
 
 builder.node(CustomApiRef, {
@@ -72,12 +82,16 @@ builder.node(CustomApiRef, {
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
-    entries: t.connection({
-      type: CustomApiEntryRef,
-      description: 'The entries of this Custom API.',
-      args: entryListArgs,
-      resolve: (api, args, context) => resolveList(context, args, entriesListSpec(api.upstreamId)),
-    }),
+    entries: t.connection(
+      {
+        type: CustomApiEntryRef,
+        description: 'The entries of this Custom API.',
+        args: entryListArgs,
+        resolve: (api, args, context) =>
+          resolveList(context, args, entriesListSpec(api.upstreamId)),
+      },
+      CustomApiEntryConnection,
+    ),
   }),
 });
 
@@ -90,15 +104,18 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) =>
       nullWhenNotFound(fetchCustomApi(context, judgeUuid(args.id, 'id'))),
   }),
-  customApis: t.connection({
-    type: CustomApiRef,
-    description: 'The Custom APIs of the store, to discover what entries exist.',
-    args: customApiListArgs,
-    resolve: (_root, args, context) =>
-      resolveList(context, args, {
-        connection: 'custom-apis',
-        segments: CUSTOM_APIS,
-        toNode: toCustomApi,
-      }),
-  }),
+  customApis: t.connection(
+    {
+      type: CustomApiRef,
+      description: 'The Custom APIs of the store, to discover what entries exist.',
+      args: customApiListArgs,
+      resolve: (_root, args, context) =>
+        resolveList(context, args, {
+          connection: 'custom-apis',
+          segments: CUSTOM_APIS,
+          toNode: toCustomApi,
+        }),
+    },
+    CustomApiConnection,
+  ),
 }));

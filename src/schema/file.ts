@@ -30,6 +30,11 @@ async function fetchFile(context: GatewayContext, id: string): Promise<FileShape
 }
 
 export const FileRef = builder.objectRef<FileShape>('File');
+
+export const FileConnection = builder.connectionObject(
+  { type: FileRef, name: 'FileConnection', description: 'A page of files.' },
+  { name: 'FileEdge', description: 'One of the files with its cursor.' },
+);
 const fileListArgs = defineListArgs('File', 'files');
 
 builder.node(FileRef, {
@@ -56,11 +61,14 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) =>
       nullWhenNotFound(fetchFile(context, judgeUuid(args.id, 'id'))),
   }),
-  files: t.connection({
-    type: FileRef,
-    description: 'The files of the store.',
-    args: fileListArgs,
-    resolve: (_root, args, context) =>
-      resolveList(context, args, { connection: 'files', segments: ['files'], toNode: toFile }),
-  }),
+  files: t.connection(
+    {
+      type: FileRef,
+      description: 'The files of the store.',
+      args: fileListArgs,
+      resolve: (_root, args, context) =>
+        resolveList(context, args, { connection: 'files', segments: ['files'], toNode: toFile }),
+    },
+    FileConnection,
+  ),
 }));

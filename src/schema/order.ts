@@ -45,6 +45,11 @@ async function fetchOrder(context: GatewayContext, id: string): Promise<OrderSha
 }
 
 export const OrderRef = builder.objectRef<OrderShape>('Order');
+
+export const OrderConnection = builder.connectionObject(
+  { type: OrderRef, name: 'OrderConnection', description: 'A page of orders.' },
+  { name: 'OrderEdge', description: 'One of the orders with its cursor.' },
+);
 const orderListArgs = defineListArgs('Order', 'orders');
 
 builder.node(OrderRef, {
@@ -85,11 +90,14 @@ builder.queryFields((t) => ({
     resolve: (_root, args, context) =>
       nullWhenNotFound(fetchOrder(context, judgeUuid(args.id, 'id'))),
   }),
-  orders: t.connection({
-    type: OrderRef,
-    description: 'The orders of the store; pages past the 10,000 offset limit are served too.',
-    args: orderListArgs,
-    resolve: (_root, args, context) =>
-      resolveList(context, args, { connection: 'orders', segments: ['orders'], toNode: toOrder }),
-  }),
+  orders: t.connection(
+    {
+      type: OrderRef,
+      description: 'The orders of the store; pages past the 10,000 offset limit are served too.',
+      args: orderListArgs,
+      resolve: (_root, args, context) =>
+        resolveList(context, args, { connection: 'orders', segments: ['orders'], toNode: toOrder }),
+    },
+    OrderConnection,
+  ),
 }));

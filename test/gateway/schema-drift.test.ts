@@ -1,0 +1,122 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import {
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+} from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { renderSchema, SCHEMA_FILE } from '../../scripts/print-schema.ts';
+import { schema } from '../../src/schema/index.ts';
+
+describe('schema.graphql', () => {
+  it('is the committed, sorted print of the schema (run `npm run schema` after a change)', () => {
+    expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(renderSchema());
+  });
+
+  it('`npm run schema -- --check` fails on drift', () => {
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/print-schema.ts', '--check'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(run.status).toBe(0);
+  });
+
+  it('describes every type, field, argument and enum value', () => {
+    const missing: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (type.name.startsWith('__')) continue;
+      if (!type.description) missing.push(type.name);
+      if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
+        for (const field of Object.values(type.getFields())) {
+          if (!field.description) missing.push(`${type.name}.${field.name}`);
+          for (const arg of 'args' in field ? field.args : []) {
+            if (!arg.description) missing.push(`${type.name}.${field.name}(${arg.name})`);
+          }
+        }
+      }
+      if (isEnumType(type)) {
+        for (const value of type.getValues()) {
+          if (!value.description) missing.push(`${type.name}.${value.name}`);
+        }
+      }
+    }
+    expect(
+      missing.filter((name) => !['Boolean', 'Int', 'String', 'ID', 'Float'].includes(name)),
+    ).toEqual([]);
+  });
+
+  it('keeps the public contract names', () => {
+    const signature = (root: 'Query' | 'Mutation', name: string) => {
+      const type = root === 'Query' ? schema.getQueryType() : schema.getMutationType();
+      const field = type?.getFields()[name];
+      return field && `${field.args.map((a) => `${a.name}: ${a.type}`).join(', ')} → ${field.type}`;
+    };
+    const fields = (name: string) => {
+      const type = schema.getType(name);
+      return isObjectType(type) || isInputObjectType(type)
+        ? Object.fromEntries(Object.values(type.getFields()).map((f) => [f.name, String(f.type)]))
+        : undefined;
+    };
+    expect(signature('Mutation', 'createCustomApiEntry')).toBe(
+      'input: CreateCustomApiEntryInput! → CreateCustomApiEntryPayload!',
+    );
+    expect(signature('Mutation', 'updateCartItemCustomDiscount')).toBe(
+      'input: UpdateCartItemCustomDiscountInput! → UpdateCartItemCustomDiscountPayload!',
+    );
+    expect(fields('CreateCustomApiEntryInput')).toEqual({
+      customApiId: 'ID!',
+      type: 'String',
+      attributes: 'JSONObject!',
+    });
+    expect(fields('CreateCustomApiEntryPayload')).toEqual({ entry: 'CustomApiEntry!' });
+    expect(fields('UpdateCartItemCustomDiscountInput')).toEqual({
+      cartId: 'ID!',
+      cartItemId: 'ID!',
+      customDiscountId: 'ID!',
+      amount: 'Int!',
+      description: 'String!',
+      discountCode: 'String!',
+      discountEngine: 'String!',
+      externalId: 'String!',
+    });
+    expect(fields('UpdateCartItemCustomDiscountPayload')).toEqual({
+      customDiscount: 'CustomDiscount!',
+    });
+    expect(fields('CustomDiscount')).toEqual({
+      id: 'ID!',
+      type: 'String!',
+      amount: 'Money!',
+      description: 'String!',
+      discountCode: 'String!',
+      discountEngine: 'String!',
+      externalId: 'String!',
+    });
+    expect(fields('Money')).toEqual({ amount: 'Int!', currency: 'String!', formatted: 'String!' });
+    for (const sortKey of ['CustomApiEntry', 'CustomApi', 'Order', 'File', 'Account']) {
+      const type = schema.getType(`${sortKey}SortKey`);
+      expect(isEnumType(type) && type.getValues().map((v) => v.name)).toEqual([
+        'CREATED_AT',
+        'ID',
+        'UPDATED_AT',
+      ]);
+    }
+    const orders = schema.getQueryType()?.getFields().orders;
+    expect(orders && getNamedType(orders.type).name).toBe('OrderConnection');
+    expect(orders?.args.map((a) => a.name).sort()).toEqual([
+      'after',
+      'before',
+      'filter',
+      'first',
+      'last',
+      'reverse',
+      'sortKey',
+      'updatedSince',
+    ]);
+  });
+});
