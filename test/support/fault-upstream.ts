@@ -47,6 +47,8 @@ export interface RecordedRequest {
   authorization: string | undefined;
   fault: Fault['kind'];
   at: number;
+  /** When the connection of this exchange closed or the answer finished. */
+  closedAt?: number;
 }
 
 export interface FaultUpstream {
@@ -123,12 +125,16 @@ export async function createFaultUpstream(options: {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const fault = pick(req);
-    requests.push({
+    const record: RecordedRequest = {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
       authorization: req.headers.authorization,
       fault: fault.kind,
       at: Date.now(),
+    };
+    requests.push(record);
+    res.on('close', () => {
+      record.closedAt = Date.now();
     });
     switch (fault.kind) {
       case 'pass': {
