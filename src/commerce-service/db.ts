@@ -1,6 +1,6 @@
 /** Opening the service's SQLite database and bringing its schema up to date. */
 
-import type { Database as SqliteDatabase } from 'better-sqlite3';
+import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import { migrations as defaultMigrations, type Migration } from './migrations.ts';
 
@@ -58,4 +58,26 @@ export function applyMigrations(db: Db, migrations: Migration[]): string[] {
     ran.push(migration.id);
   }
   return ran;
+}
+
+const statementCache = new WeakMap<Db, Map<string, Statement<unknown[]>>>();
+
+/**
+ * A prepared statement for `sql`, compiled once per connection. For SQL whose text is built
+ * from a bounded set of shapes (values always bound), so the cache stays small; it is cleared
+ * past 1,000 entries as a safety net.
+ */
+export function cachedStatement(db: Db, sql: string): Statement<unknown[]> {
+  let cache = statementCache.get(db);
+  if (!cache) {
+    cache = new Map();
+    statementCache.set(db, cache);
+  }
+  let statement = cache.get(sql);
+  if (!statement) {
+    if (cache.size > 1000) cache.clear();
+    statement = db.prepare<unknown[]>(sql);
+    cache.set(sql, statement);
+  }
+  return statement;
 }

@@ -14,9 +14,8 @@
  *   Ops: eq, like (`*` wildcard), in (comma list), gt, ge, lt, le, each allowed per attribute.
  *   Timestamps may be any ISO-8601 form and are normalised to the stored 24-character form.
  */
-import type { Statement } from 'better-sqlite3';
 import type { FastifyRequest } from 'fastify';
-import type { Db } from './db.ts';
+import { cachedStatement, type Db } from './db.ts';
 import { badRequest } from './errors.ts';
 import { parseTimestamp } from './time.ts';
 
@@ -454,25 +453,6 @@ export interface ListResourcesOptions<Row, Item> {
   countAll?: () => number;
 }
 
-const statementCache = new WeakMap<Db, Map<string, Statement<unknown[]>>>();
-
-function prepared(db: Db, sql: string): Statement<unknown[]> {
-  let cache = statementCache.get(db);
-  if (!cache) {
-    cache = new Map();
-    statementCache.set(db, cache);
-  }
-  let statement = cache.get(sql);
-  if (!statement) {
-    // The SQL text depends only on the endpoint, sort and filter shape (values are bound),
-    // so the number of distinct statements is small; the bound is a safety net.
-    if (cache.size > 1000) cache.clear();
-    statement = db.prepare<unknown[]>(sql);
-    cache.set(sql, statement);
-  }
-  return statement;
-}
-
 /**
  * Serves one list request end to end: parses `page[limit]`, `page[offset]`, `sort` and
  * `filter` (400 on anything invalid), reads the page and the total in one read transaction and
@@ -500,13 +480,13 @@ export function listResources<Row, Item>(
     spec.idColumn ?? 'id',
   );
   const read = db.transaction(() => {
-    const rows = prepared(db, built.sql).all(...built.params) as Row[];
+    const rows = cachedStatement(db, built.sql).all(...built.params) as Row[];
     const total =
       query.conditions.length === 0 && options.countAll
         ? options.countAll()
         : Number(
-            prepared(db, built.countSql)
-              .pluck()
+            cachedStatement(db, built.countSql)
+              .pluck(true)
               .get(...built.countParams),
           );
     return { rows, total };

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
-import type { Db } from '../db.ts';
+import { cachedStatement, type Db } from '../db.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { listResources, standardListSpec } from '../listing.ts';
@@ -58,18 +58,20 @@ export function parsePathId(raw: string, what: string): string {
 }
 
 export function findCustomApiById(db: Db, storeId: string, id: string): CustomApiRow {
-  const row = db
-    .prepare('SELECT * FROM custom_apis WHERE store_id = ? AND id = ?')
-    .get(storeId, id) as CustomApiRow | undefined;
+  const row = cachedStatement(db, 'SELECT * FROM custom_apis WHERE store_id = ? AND id = ?').get(
+    storeId,
+    id,
+  ) as CustomApiRow | undefined;
   if (!row) throw notFound(`No Custom API with id ${id}.`);
   return row;
 }
 
 export function findCustomApiBySlug(db: Db, storeId: string, slug: string): CustomApiRow {
   const row = SLUG_PATTERN.test(slug)
-    ? (db.prepare('SELECT * FROM custom_apis WHERE store_id = ? AND slug = ?').get(storeId, slug) as
-        | CustomApiRow
-        | undefined)
+    ? (cachedStatement(db, 'SELECT * FROM custom_apis WHERE store_id = ? AND slug = ?').get(
+        storeId,
+        slug,
+      ) as CustomApiRow | undefined)
     : undefined;
   if (!row) throw notFound(`No Custom API with slug "${slug}".`);
   return row;

@@ -1,0 +1,145 @@
+/**
+ * Listing cost at scale: seeds 1,000,000 entries of one Custom API (bulk SQL, one transaction,
+ * temp-file database), starts the commerce service on port 0 and measures, over real HTTP and
+ * one request at a time, the latency of:
+ *   - the first page,
+ *   - the page at offset 9,900 (the deepest offset page most clients ever ask for),
+ *   - a keyset page deep in the set: sort=created_at&filter=gt(created_at,<value near the end>),
+ *   - a keyset page in the middle, whose filtered results.total has to count ~500,000 rows.
+ * Prints p50 and p99 per scenario. `BENCH_ENTRIES` and `BENCH_REQUESTS` override the sizes.
+ *
+ * Run: npx tsx bench/service-listing.ts
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createCommerceService } from '../src/commerce-service/app.ts';
+import { openDatabase } from '../src/commerce-service/db.ts';
+import { ensureStores } from '../src/commerce-service/stores.ts';
+
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const WARMUP = 20;
+const CLIENT = { id: 'bench', secret: 'bench-secret' };
+/** Entries per millisecond: several share each created_at, as in bulk imports. */
+const PER_MS = 4;
+const START = Date.parse('2024-01-01T00:00:00.000Z');
+
+const createdAt = (i: number) => new Date(START + Math.floor(i / PER_MS)).toISOString();
+
+function percentile(sorted: number[], p: number): number {
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-service-listing-'));
+  const dbPath = join(dir, 'bench.db');
+
+  // Bulk load before the service starts (a synchronous load would stall its sockets): one
+  // prepared statement in one transaction, with a page cache large enough to hold the indexes.
+  const seedStart = performance.now();
+  const db = openDatabase(dbPath);
+  db.pragma('cache_size = -1000000');
+  const now = new Date().toISOString();
+  const [storeId = ''] = ensureStores(db, [CLIENT], now);
+  const apiId = randomUUID();
+  db.prepare(
+    `INSERT INTO custom_apis (id, store_id, name, slug, api_type, created_at, updated_at)
+     VALUES (?, ?, 'Bench', 'bench', 'bench_ext', ?, ?)`,
+  ).run(apiId, storeId, now, now);
+  const insert = db.prepare(
+    `INSERT INTO custom_api_entries (store_id, custom_api_id, id, data, data_size,
+       resource_version, etag_id, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+  );
+  db.transaction(() => {
+    for (let i = 0; i < ENTRIES; i++) {
+      const name = `Entry ${i}`;
+      const count = i % 50;
+      const data = JSON.stringify({ name, items_count: count });
+      const at = createdAt(i);
+      const id = randomUUID();
+      insert.run(storeId, apiId, id, data, name.length + String(count).length, id, at, at);
+    }
+  })();
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+
+  const app = await createCommerceService({ dbPath, clients: [CLIENT], seed: false });
+  try {
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const tokenResponse = await fetch(`${url}/oauth/access_token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: CLIENT.id,
+        client_secret: CLIENT.secret,
+      }).toString(),
+    });
+    const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+    const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+
+    const base = `${url}/v2/extensions/bench`;
+    const nearEnd = createdAt(ENTRIES - 1_000);
+    const middle = createdAt(Math.floor(ENTRIES / 2));
+    const scenarios: [string, string][] = [
+      ['first page (sort=created_at)', `${base}?sort=created_at&page[limit]=25`],
+      [
+        'offset 9,900 (sort=created_at)',
+        `${base}?sort=created_at&page[limit]=25&page[offset]=9900`,
+      ],
+      [
+        'keyset near the end',
+        `${base}?sort=created_at&page[limit]=25&filter=${encodeURIComponent(`gt(created_at,${nearEnd})`)}`,
+      ],
+      [
+        'keyset in the middle',
+        `${base}?sort=created_at&page[limit]=25&filter=${encodeURIComponent(`gt(created_at,${middle})`)}`,
+      ],
+    ];
+
+    console.log(
+      `${ENTRIES.toLocaleString('en')} entries seeded in ${seedSeconds.toFixed(1)} s; ` +
+        `${REQUESTS} sequential requests per scenario after ${WARMUP} warm-up requests`,
+    );
+    console.log(
+      `${'scenario'.padEnd(34)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}  results.total`,
+    );
+    for (const [name, target] of scenarios) {
+      const times: number[] = [];
+      let total = 0;
+      for (let i = 0; i < WARMUP + REQUESTS; i++) {
+        const start = performance.now();
+        const response = await fetch(target, { headers });
+        const body = (await response.json()) as {
+          data: unknown[];
+          meta: { results: { total: number } };
+        };
+        const elapsed = performance.now() - start;
+        if (response.status !== 200 || body.data.length !== 25) {
+          throw new Error(`${name}: HTTP ${response.status}, ${body.data?.length} rows`);
+        }
+        total = body.meta.results.total;
+        if (i >= WARMUP) times.push(elapsed);
+      }
+      times.sort((a, b) => a - b);
+      console.log(
+        `${name.padEnd(34)}${percentile(times, 50).toFixed(2).padStart(9)}` +
+          `${percentile(times, 99).toFixed(2).padStart(9)}  ${total.toLocaleString('en')}`,
+      );
+    }
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
