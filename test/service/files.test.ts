@@ -26,7 +26,12 @@ describe('files over HTTP', () => {
     return { status: response.status, body: await response.json() };
   }
 
-  function formWith(bytes: Uint8Array, name: string, type: string, extra?: Record<string, string>) {
+  function formWith(
+    bytes: Uint8Array<ArrayBuffer>,
+    name: string,
+    type: string,
+    extra?: Record<string, string>,
+  ) {
     const form = new FormData();
     for (const [k, v] of Object.entries(extra ?? {})) form.append(k, v);
     form.append('file', new Blob([bytes], { type }), name);
