@@ -123,6 +123,15 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): ApiErro
     default:
       break;
   }
+  // Safety nets for writes racing another connection (e.g. the seed CLI): the routes check
+  // uniqueness first, so these are rare, but they are conflicts and waits, not server bugs.
+  const sqliteCode = (error as { code?: unknown }).code;
+  if (typeof sqliteCode === 'string' && sqliteCode.startsWith('SQLITE_CONSTRAINT_UNIQUE')) {
+    return conflict('The request conflicts with an existing record.');
+  }
+  if (sqliteCode === 'SQLITE_BUSY') {
+    return new ApiError(503, 'The database is busy; retry the request.');
+  }
   const status = error.statusCode;
   if (status !== undefined && status >= 400 && status < 500) {
     // Remaining fastify/plugin client errors (e.g. multipart limits) carry safe messages.

@@ -394,7 +394,9 @@ export interface ListEnvelope<T> {
 /** Absolute link to the same list at another offset, keeping sort, filter and other params. */
 function linkBuilder(request: FastifyRequest, limit: number): (offset: number) => string {
   const path = request.url.split('?')[0] ?? '/';
-  const base = `${request.protocol}://${request.host}${path}`;
+  // HTTP/1.0 clients may send no Host; fall back to the address the request arrived on.
+  const host = request.host || `${request.socket.localAddress}:${request.socket.localPort}`;
+  const base = `${request.protocol}://${host}${path}`;
   const kept: string[] = [];
   const query = (request.query ?? {}) as Record<string, unknown>;
   for (const [key, value] of Object.entries(query)) {
