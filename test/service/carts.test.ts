@@ -326,6 +326,27 @@ describe('carts, custom items and custom discounts over HTTP', () => {
     }
   });
 
+  it('updates a cart; turning custom discounts off removes the existing ones', async () => {
+    const { cartId, itemId } = await cartWithItem();
+    await service.call('POST', `/v2/carts/${cartId}/items/${itemId}/custom-discounts`, {
+      json: { data: DISCOUNT },
+    });
+    const renamed = await service.call('PUT', `/v2/carts/${cartId}`, {
+      json: { data: { name: 'Renamed' } },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data.name).toBe('Renamed');
+    expect(renamed.body.data.meta.display_price.discount.amount).toBe(-1000);
+    const off = await service.call('PUT', `/v2/carts/${cartId}`, {
+      json: { data: { discount_settings: { custom_discounts_enabled: false } } },
+    });
+    expect(off.status).toBe(200);
+    expect(off.body.data.discount_settings.custom_discounts_enabled).toBe(false);
+    expect(off.body.data.meta.display_price.discount.amount).toBe(0);
+    const items = await service.call('GET', `/v2/carts/${cartId}/items`);
+    expect(items.body.data[0].custom_discounts).toEqual([]);
+  });
+
   it('allows five discounts per item and five at cart level; the sixth is 422', async () => {
     const { cartId, itemId } = await cartWithItem();
     for (const path of [

@@ -705,6 +705,11 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
           `UPDATE carts SET name = ?, description = ?, custom_discounts_enabled = ?, updated_at = ?
            WHERE id = ?`,
         ).run(name, description, enabled, ctx.timestamp(), state.cart.id);
+        if (enabled === 0) {
+          // A cart without custom discounts has none: turning them off removes them, rather
+          // than leaving discounts that apply but can no longer be changed.
+          db.prepare('DELETE FROM cart_custom_discounts WHERE cart_id = ?').run(state.cart.id);
+        }
         return { data: presentCart(loadCart(db, request.store.id, state.cart.id)) };
       });
     });
