@@ -158,6 +158,65 @@ export function csrfPreventionPlugin(headers: readonly string[] = CSRF_HEADERS):
   };
 }
 
+/** The `extensions.code` of a POST whose content type no parser understands. */
+export const UNSUPPORTED_MEDIA_TYPE_CODE = 'UNSUPPORTED_MEDIA_TYPE';
+
+/**
+ * Requests Yoga cannot parse become coded GraphQL errors instead of a bare 415 or a 500:
+ * an unsupported content type → 415 UNSUPPORTED_MEDIA_TYPE; a parser failure (e.g. GET
+ * `variables=` that is not JSON, which Yoga would let escape as a 500) → 400 BAD_REQUEST.
+ */
+export function requestShapePlugin(): Plugin {
+  return {
+    onRequestParse({ request, requestParser, setRequestParser }) {
+      if (!requestParser) {
+        throw new GraphQLError(
+          'Send GraphQL requests as application/json (POST) or as GET query parameters',
+          { extensions: { code: UNSUPPORTED_MEDIA_TYPE_CODE, http: { status: 415 } } },
+        );
+      }
+      setRequestParser(async (req) => {
+        try {
+          return await requestParser(req);
+        } catch (error) {
+          if (error instanceof GraphQLError) throw error;
+          throw new GraphQLError('The request could not be parsed as a GraphQL request', {
+            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+          });
+        }
+      });
+      void request;
+    },
+  };
+}
+
+/**
+ * graphql-js reports variable coercion failures ("Variable "$x" got invalid value …") and a few
+ * operation-level failures without any code. Every error a client receives carries one:
+ * coercion → BAD_USER_INPUT, other request-level errors → BAD_REQUEST.
+ */
+export function errorCodesPlugin(): Plugin {
+  const withCode = (error: GraphQLError): GraphQLError => {
+    if (typeof error.extensions?.code === 'string') return error;
+    const code = /^Variable "\$/.test(error.message) ? 'BAD_USER_INPUT' : 'BAD_REQUEST';
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: error.originalError,
+      extensions: { ...error.extensions, code },
+    });
+  };
+  return {
+    onExecutionResult({ result, setResult }) {
+      if (!result || Symbol.asyncIterator in result) return;
+      if (!result.errors?.some((e) => typeof e.extensions?.code !== 'string')) return;
+      setResult({ ...result, errors: result.errors.map(withCode) });
+    },
+  };
+}
+
 export function resolveQueryLimits(limits: Partial<QueryLimits> = {}): QueryLimits {
   const defined = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
   return { ...DEFAULT_QUERY_LIMITS, ...defined };
@@ -167,6 +226,7 @@ export function resolveQueryLimits(limits: Partial<QueryLimits> = {}): QueryLimi
 export function createSecurityPlugins(options: SecurityOptions = {}): Plugin[] {
   const plugins: Plugin[] = [];
   if (options.csrfPrevention ?? true) plugins.push(csrfPreventionPlugin());
+  plugins.push(requestShapePlugin(), errorCodesPlugin());
   plugins.push(armorPlugin(resolveQueryLimits(options.limits)));
   if (!(options.introspection ?? true)) {
     plugins.push(noIntrospectionPlugin(), blockSuggestionsPlugin());

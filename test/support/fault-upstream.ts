@@ -45,6 +45,8 @@ export interface RecordedRequest {
   method: string;
   url: string;
   authorization: string | undefined;
+  /** The `x-request-id` the gateway forwarded, to attribute calls to one GraphQL request. */
+  requestId: string | undefined;
   fault: Fault['kind'];
   at: number;
   /** When the connection of this exchange closed or the answer finished. */
@@ -129,6 +131,7 @@ export async function createFaultUpstream(options: {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
       authorization: req.headers.authorization,
+      requestId: req.headers['x-request-id'] as string | undefined,
       fault: fault.kind,
       at: Date.now(),
     };

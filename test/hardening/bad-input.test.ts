@@ -1,0 +1,647 @@
+/**
+ * The bad-input corpus, end to end over real sockets: gateway → fault proxy (pass-through, as a
+ * recorder) → embedded service. Each case is a hostile or broken request. For every case:
+ * - never a 5xx, and the gateway keeps running;
+ * - a JSON body whose errors all carry a string `extensions.code` (except the few answers that
+ *   are not GraphQL responses at all, e.g. 404 for a path that is not the endpoint);
+ * - zero upstream calls when the gateway can judge the input itself;
+ * - whatever upstream calls are made go only to known v2 routes, each id one clean segment.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_QUERY_LIMITS } from '../../src/gateway/armor.ts';
+import type { FaultUpstream } from '../support/fault-upstream.ts';
+import {
+  createEntries,
+  type HardeningStack,
+  startHardeningStack,
+} from '../support/hardening-stack.ts';
+
+interface RawRequest {
+  method?: string;
+  /** Path on the gateway; default /graphql. */
+  path?: string;
+  headers?: Record<string, string>;
+  /** Raw body text; a `{query, variables}` object is JSON-encoded. */
+  body?: string | { query: string; variables?: unknown; operationName?: unknown };
+  /** Send no Authorization header (default: a valid token). */
+  noToken?: boolean;
+}
+
+interface Case {
+  name: string;
+  request: RawRequest;
+  /** The gateway can tell the input is bad by itself: no upstream call allowed. Default true. */
+  judged?: boolean;
+  /** Not a GraphQL response (e.g. 404 for a foreign path): a JSON errors body is not required. */
+  notGraphql?: boolean;
+  /** Expected code(s) of the first error, when the case pins one. */
+  code?: string | string[];
+}
+
+let stack: HardeningStack;
+let fault: FaultUpstream;
+let token: string;
+let customApiId: string;
+let entryId: string;
+let apisCursor: string;
+let entriesCursor: string;
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** Every path the gateway may ever call: known v2 routes with ids as single clean segments. */
+const ALLOWED_PATHS = [
+  new RegExp('^/v2$'),
+  new RegExp(`^/v2/settings/extensions/custom-apis(/${UUID}(/entries(/${UUID})?)?)?$`),
+  new RegExp(`^/v2/(orders|files|accounts)(/${UUID})?$`),
+  new RegExp(`^/v2/carts/${UUID}(/items(/${UUID}(/custom-discounts(/${UUID})?)?)?)?$`),
+];
+
+beforeAll(async () => {
+  stack = await startHardeningStack();
+  fault = stack.fault as FaultUpstream;
+  token = await stack.token();
+  const created = await createEntries(stack, token, 'corpus', 3);
+  customApiId = created.customApiId;
+  entryId = created.entryIds[0] as string;
+  await createEntries(stack, token, 'corpustwo', 1);
+  const apis = await stack.graphql('{ customApis(first: 1) { edges { cursor } } }');
+  apisCursor = apis.body.data.customApis.edges[0].cursor;
+  const entries = await stack.graphql(
+    'query($c: ID!) { customApiEntries(customApiId: $c, first: 1) { edges { cursor } } }',
+    { c: customApiId },
+  );
+  entriesCursor = entries.body.data.customApiEntries.edges[0].cursor;
+});
+afterAll(() => stack.close());
+
+const gql = (query: string, variables?: unknown, operationName?: unknown): RawRequest => ({
+  body: { query, variables, operationName },
+});
+
+/** The corpus, built once the ids and cursors of the store are known. */
+function buildCases(): Case[] {
+  const cases: Case[] = [];
+  const add = (c: Case) => cases.push(c);
+
+  // --- 1. Malformed JSON and wrong body shapes -------------------------------------------
+  const bodies = [
+    '',
+    '{',
+    '}',
+    '{"query":',
+    '{"query": "{ __typename }"',
+    'null',
+    'true',
+    '0',
+    '"a string"',
+    '[]',
+    '[{"query":"{ __typename }"},{"query":"{ __typename }"}]',
+    '{"query": 1}',
+    '{"query": null}',
+    '{"query": true}',
+    '{"query": ["{ __typename }"]}',
+    '{"query": {"nested": 1}}',
+    '{"variables": {}}',
+    '{"query": "{ __typename }", "variables": "not an object"}',
+    '{"query": "{ __typename }", "variables": [1]}',
+    '{"query": "{ __typename }", "variables": 5}',
+    '{"query": "{ __typename }", "operationName": 5}',
+    '{"query": "{ __typename }", "operationName": {}}',
+    '{"query": "{ __typename }", "extensions": "x"}',
+    '{"query": "{ __typename }"} trailing',
+    '\uFEFF{"query": "{ __typename }"',
+    '{"query": "{ __typename }",}',
+    "{'query': '{ __typename }'}",
+    '{"query": "\\u0000"}',
+    '{"query": "{ __typename }", "query": 2}',
+    `${'['.repeat(5000)}${']'.repeat(5000)}`,
+    `{"a":${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}}`,
+    '\u0000\u0001\u0002',
+    'query { orders { totalCount } }',
+    '{"query": "' + 'x'.repeat(50_000) + '"}',
+  ];
+  bodies.forEach((body, i) => {
+    add({ name: `malformed body #${i}: ${JSON.stringify(body.slice(0, 40))}`, request: { body } });
+  });
+
+  // --- 2. Content types -----------------------------------------------------------------
+  const json = JSON.stringify({ query: '{ customApis(first: 1) { totalCount } }' });
+  for (const type of [
+    'text/plain',
+    'text/plain; charset=utf-8',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/xml',
+    'image/png',
+    'application/octet-stream',
+    'text/html',
+    '*/*',
+  ]) {
+    add({
+      name: `content type ${type}`,
+      request: { headers: { 'content-type': type }, body: json },
+      code:
+        type.startsWith('text/plain') ||
+        type.startsWith('application/x-www') ||
+        type.startsWith('multipart')
+          ? 'CSRF_PREVENTED'
+          : 'UNSUPPORTED_MEDIA_TYPE',
+    });
+  }
+  add({ name: 'no content type', request: { headers: { 'content-type': '' }, body: json } });
+
+  // --- 3. Methods, GET rules and foreign paths -------------------------------------------
+  for (const method of ['PUT', 'DELETE', 'PATCH']) {
+    add({ name: `method ${method}`, request: { method, body: json } });
+  }
+  const q = (s: string) => `/graphql?query=${encodeURIComponent(s)}`;
+  add({
+    name: 'GET query without the CSRF header',
+    request: { method: 'GET', path: q('{ customApis(first: 1) { totalCount } }') },
+    code: 'CSRF_PREVENTED',
+  });
+  add({
+    name: 'mutation over GET',
+    request: {
+      method: 'GET',
+      path: q(
+        `mutation { deleteCustomApiEntry(input: {customApiId: "${UUID}", entryId: "x"}) { deletedId } }`,
+      ),
+      headers: { 'x-graphql-yoga-csrf': '1' },
+    },
+  });
+  add({
+    name: 'GET with no query',
+    request: {
+      method: 'GET',
+      path: '/graphql',
+      headers: { 'x-graphql-yoga-csrf': '1', accept: 'application/json' },
+    },
+  });
+  add({
+    name: 'GET with variables that are not JSON',
+    request: {
+      method: 'GET',
+      path: `${q('query($n: Int) { customApis(first: $n) { totalCount } }')}&variables=%7Bnope`,
+      headers: { 'x-graphql-yoga-csrf': '1' },
+    },
+  });
+  for (const path of [
+    '/v2/orders',
+    '/graphql/../v2/orders',
+    '/%2e%2e/v2/orders',
+    '/graphql%00',
+    '/graphql/x',
+    '/GRAPHQL',
+  ]) {
+    add({ name: `foreign path ${path}`, request: { path, body: json }, notGraphql: true });
+  }
+
+  // --- 4. Documents that do not parse or validate ----------------------------------------
+  const documents = [
+    '',
+    ' ',
+    '# only a comment',
+    '{',
+    '}}}',
+    'query {',
+    'query Q { customApis(first: 1) { totalCount }',
+    '{ customApis(first: 1) { totalCount } } }',
+    '{ nope }',
+    '{ customApis(first: 1) { nope } }',
+    '{ customApis(nope: 1) { totalCount } }',
+    '{ customApis }',
+    '{ customApis(first: 1) { totalCount { deeper } } }',
+    'query Q { customApis(first: 1) { totalCount } } query Q { customApis(first: 1) { totalCount } }',
+    '{ customApis(first: 1) { totalCount } } { customApis(first: 2) { totalCount } }',
+    'subscription { customApis(first: 1) { totalCount } }',
+    'fragment F on Query { ...F } { ...F }',
+    'fragment F on Nope { x } { ...F }',
+    '{ ...Missing }',
+    'query($unused: Int) { customApis(first: 1) { totalCount } }',
+    '{ customApis(first: $undefined) { totalCount } }',
+    'query($a: Int, $a: Int) { customApis(first: $a) { totalCount } }',
+    'query($a: Nope) { customApis(first: 1) { totalCount } }',
+    '{ customApis(first: 1) @nope { totalCount } }',
+    '{ customApis(first: 1) @include { totalCount } }',
+    '{ customApis(first: 1) @skip(if: "yes") { totalCount } }',
+    '{ __type(name: 1) { name } }',
+    '{ customApis(first: 1, first: 2) { totalCount } }',
+    'mutation { nope }',
+    '{ "string" }',
+    '{ customApis(first: 1) { totalCount } ',
+    '\u0000{ customApis(first: 1) { totalCount } }',
+    '{ customApis(first: 1) { totalCount } } \u0007',
+  ];
+  documents.forEach((doc, i) =>
+    add({ name: `document #${i}: ${JSON.stringify(doc.slice(0, 50))}`, request: gql(doc) }),
+  );
+
+  // --- 5. Unknown or ambiguous operations --------------------------------------------------
+  const two =
+    'query A { customApis(first: 1) { totalCount } } query B { customApis(first: 2) { totalCount } }';
+  add({ name: 'two operations, no operationName', request: gql(two) });
+  add({ name: 'operationName that does not exist', request: gql(two, undefined, 'C') });
+  add({
+    name: 'operationName on a single anonymous op',
+    request: gql('{ customApis(first: 1) { totalCount } }', undefined, 'A'),
+  });
+  add({ name: 'operationName of wrong case', request: gql(two, undefined, 'a') });
+  add({ name: 'operationName with CRLF', request: gql(two, undefined, 'A\r\nX: y') });
+  add({ name: 'operationName huge', request: gql(two, undefined, 'A'.repeat(20_000)) });
+
+  // --- 6. Variables of the wrong type and oversized numbers --------------------------------
+  const firstQuery = 'query($n: Int) { customApis(first: $n) { totalCount } }';
+  for (const n of [
+    '10',
+    1.5,
+    2 ** 31,
+    -(2 ** 31) - 1,
+    1e308,
+    true,
+    {},
+    [1],
+    'NaN',
+    -1,
+    1001,
+    1_000_000,
+    Number.MAX_SAFE_INTEGER,
+  ]) {
+    add({ name: `first = ${JSON.stringify(n)}`, request: gql(firstQuery, { n }) });
+  }
+  const idQuery =
+    'query($c: ID!, $id: ID!) { customApiEntry(customApiId: $c, id: $id) { upstreamId } }';
+  for (const id of [1.5, true, {}, [], null, ['a', 'b'], { id: 'x' }]) {
+    add({
+      name: `ID variable = ${JSON.stringify(id)}`,
+      request: gql(idQuery, { c: customApiId, id }),
+    });
+  }
+  add({ name: 'missing required variable', request: gql(idQuery, { c: customApiId }) });
+  add({ name: 'variables for another query', request: gql(idQuery, { other: 1 }) });
+  const sortQuery =
+    'query($s: CustomApiSortKey) { customApis(first: 1, sortKey: $s) { totalCount } }';
+  for (const s of ['BOGUS', 'created_at', 1, '', 'CREATED_AT; DROP']) {
+    add({ name: `sortKey = ${JSON.stringify(s)}`, request: gql(sortQuery, { s }) });
+  }
+  const revQuery = 'query($r: Boolean) { customApis(first: 1, reverse: $r) { totalCount } }';
+  for (const r of ['true', 1, 'yes'])
+    add({ name: `reverse = ${JSON.stringify(r)}`, request: gql(revQuery, { r }) });
+  const createQuery =
+    'mutation($i: CreateCustomApiEntryInput!) { createCustomApiEntry(input: $i) { entry { upstreamId } } }';
+  for (const attributes of ['a string', [1, 2], 5, null, true]) {
+    add({
+      name: `attributes = ${JSON.stringify(attributes)}`,
+      request: gql(createQuery, { i: { customApiId, attributes } }),
+    });
+  }
+  add({
+    name: 'attributes over 64 KB',
+    request: gql(createQuery, { i: { customApiId, attributes: { blob: 'x'.repeat(70_000) } } }),
+    code: ['ENTRY_TOO_LARGE', 'BAD_USER_INPUT'],
+  });
+  add({
+    name: 'unknown input field',
+    request: gql(createQuery, { i: { customApiId, attributes: {}, sneaky: 1 } }),
+  });
+  const discount = (fields: Record<string, unknown>) =>
+    gql(
+      'mutation($i: UpdateCartItemCustomDiscountInput!) { updateCartItemCustomDiscount(input: $i) { customDiscount { id } } }',
+      {
+        i: {
+          cartId: '11111111-1111-4111-8111-111111111111',
+          cartItemId: '22222222-2222-4222-8222-222222222222',
+          customDiscountId: '33333333-3333-4333-8333-333333333333',
+          amount: -100,
+          description: 'd',
+          discountCode: 'c',
+          discountEngine: 'e',
+          externalId: 'x',
+          ...fields,
+        },
+      },
+    );
+  for (const amount of [0, 1, 2 ** 31, -(2 ** 31) - 1, 1e20, -1.5, '-100', null]) {
+    add({ name: `amount = ${JSON.stringify(amount)}`, request: discount({ amount }) });
+  }
+  for (const field of ['description', 'discountCode', 'discountEngine', 'externalId']) {
+    add({ name: `missing ${field}`, request: discount({ [field]: undefined }) });
+    add({ name: `${field} as a number`, request: discount({ [field]: 42 }) });
+  }
+  add({
+    name: 'a 300 KB description (the upstream judges the cart)',
+    request: discount({ description: 'd'.repeat(300_000) }),
+    judged: false,
+  });
+  add({
+    name: 'a body over the size limit',
+    request: discount({ description: 'd'.repeat(600_000) }),
+    code: 'REQUEST_ENTITY_TOO_LARGE',
+  });
+
+  // --- 7. Hostile ids in every position ---------------------------------------------------
+  const hostileIds = [
+    '../',
+    '../../etc/passwd',
+    '..',
+    '.',
+    '?',
+    'a?b=c',
+    '#',
+    'a#frag',
+    '%2e%2e',
+    '%2e%2e%2f',
+    '..%2f',
+    '%2F',
+    'a/b',
+    '\r\n',
+    'a\r\nX-Injected: 1',
+    '\u0000',
+    'a\u0000b',
+    '',
+    ' ',
+    'x'.repeat(10_000),
+    '\\..\\',
+    'eq(id,x)',
+    `${UUID}`,
+    '11111111-1111-4111-8111-111111111111/../../orders',
+    '11111111-1111-4111-8111-11111111111%2f',
+  ];
+  const idTargets: [string, (id: string) => RawRequest][] = [
+    ['customApiEntry.id', (id) => gql(idQuery, { c: customApiId, id })],
+    [
+      'customApiEntries.customApiId',
+      (id) =>
+        gql('query($c: ID!) { customApiEntries(customApiId: $c, first: 1) { totalCount } }', {
+          c: id,
+        }),
+    ],
+    ['order.id', (id) => gql('query($id: ID!) { order(id: $id) { upstreamId } }', { id })],
+    ['cart.id', (id) => gql('query($id: ID!) { cart(id: $id) { upstreamId } }', { id })],
+    ['node.id', (id) => gql('query($id: ID!) { node(id: $id) { id } }', { id })],
+    [
+      'deleteCustomApiEntry.entryId',
+      (id) =>
+        gql(
+          'mutation($c: ID!, $id: ID!) { deleteCustomApiEntry(input: {customApiId: $c, entryId: $id}) { deletedId } }',
+          { c: customApiId, id },
+        ),
+    ],
+    ['updateCartItemCustomDiscount.cartId', (id) => discount({ cartId: id })],
+  ];
+  for (const [where, build] of idTargets) {
+    for (const id of hostileIds) {
+      add({
+        name: `${where} = ${JSON.stringify(id.slice(0, 40))}`,
+        request: build(id),
+        code: 'BAD_USER_INPUT',
+      });
+    }
+  }
+  // The same as literals in the document rather than variables.
+  for (const id of ['../', 'a?b', '#x', '%2e%2e', 'a\\r\\nb']) {
+    add({
+      name: `literal order id ${JSON.stringify(id)}`,
+      request: gql(`{ order(id: "${id}") { upstreamId } }`),
+      code: 'BAD_USER_INPUT',
+    });
+  }
+
+  // --- 8. Forged cursors and contradictory paging ------------------------------------------
+  const pageQuery =
+    'query($c: ID!, $after: String, $before: String, $first: Int, $last: Int) { customApiEntries(customApiId: $c, first: $first, after: $after, last: $last, before: $before) { totalCount } }';
+  const flip = (s: string) => s.slice(0, 10) + (s[10] === 'A' ? 'B' : 'A') + s.slice(11);
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const forged = [
+    'garbage',
+    '',
+    '!!!',
+    'x'.repeat(5_000),
+    flip(entriesCursor),
+    entriesCursor.slice(0, -3),
+    `${entriesCursor}AAAA`,
+    apisCursor,
+    b64({ v: 99 }),
+    b64({}),
+    b64([]),
+    b64({ v: 1, o: -5 }),
+    b64({ v: 1, k: 'gt(id,x):eq(created_at,y)' }),
+    Buffer.from('{"v":1,"offset":"0) or 1=1"}').toString('base64'),
+    Buffer.from('\u0000\u0001').toString('base64'),
+  ];
+  forged.forEach((cursor, i) => {
+    add({
+      name: `forged after #${i}`,
+      request: gql(pageQuery, { c: customApiId, first: 2, after: cursor }),
+      code: 'BAD_USER_INPUT',
+    });
+    add({
+      name: `forged before #${i}`,
+      request: gql(pageQuery, { c: customApiId, last: 2, before: cursor }),
+      code: 'BAD_USER_INPUT',
+    });
+  });
+  add({
+    name: 'first and last together',
+    request: gql(pageQuery, { c: customApiId, first: 1, last: 1 }),
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: 'negative last',
+    request: gql(pageQuery, { c: customApiId, last: -3 }),
+    code: 'BAD_USER_INPUT',
+  });
+
+  // --- 9. Filter values that try to change the filter's structure --------------------------
+  const filterQuery =
+    'query($c: ID!, $f: CustomApiEntryFilter) { customApiEntries(customApiId: $c, first: 1, filter: $f) { totalCount } }';
+  const filters: unknown[] = [
+    { id: { eq: 'x)' } },
+    { id: { eq: `${entryId}):gt(id,0` } },
+    { id: { in: ['a,b'] } },
+    { id: { in: Array.from({ length: 2000 }, () => entryId) } },
+    { id: { gt: '(' } },
+    { createdAt: { gt: 'not a date' } },
+    { createdAt: { gt: '2020-13-45T99:00:00Z' } },
+    { createdAt: { gt: 12345 } },
+    { createdAt: { eq: '2024-01-01T00:00:00Z):eq(id,x' } },
+    { updatedAt: { in: 'not a list' } },
+    { nope: { eq: 'x' } },
+    { id: { like: '*' } },
+  ];
+  filters.forEach((f, i) =>
+    add({
+      name: `filter #${i}: ${JSON.stringify(f).slice(0, 60)}`,
+      request: gql(filterQuery, { c: customApiId, f }),
+    }),
+  );
+
+  // --- 10. Authorization headers ---------------------------------------------------------
+  const list = { query: '{ customApis(first: 1) { totalCount } }' };
+  add({
+    name: 'no Authorization',
+    request: { body: list, noToken: true },
+    code: 'UNAUTHENTICATED',
+  });
+  for (const value of [
+    'Basic dXNlcjpwYXNz',
+    'Bearer',
+    'Bearer ',
+    'Bearer  two',
+    'Bearer a b',
+    `Bearer ${'a'.repeat(5_000)}`,
+    'Token abc',
+    'Bearer abc"def',
+    'Bearer <script>',
+  ]) {
+    add({
+      name: `Authorization ${JSON.stringify(value.slice(0, 30))}`,
+      request: { body: list, noToken: true, headers: { authorization: value } },
+      code: 'UNAUTHENTICATED',
+    });
+  }
+  add({
+    name: 'a well-formed but unknown token (the upstream judges it)',
+    request: { body: list, noToken: true, headers: { authorization: 'Bearer abcdefghijklmnop' } },
+    code: 'UNAUTHENTICATED',
+    judged: false,
+  });
+
+  // --- 11. Abusive documents ---------------------------------------------------------------
+  const deep = (n: number) =>
+    `{ customApis(first: 1) { ${'nodes { entries(first: 1) { '.repeat(n)} totalCount ${'} } '.repeat(n)} } }`;
+  add({ name: 'too deep', request: gql(deep(6)), code: 'QUERY_TOO_COMPLEX' });
+  add({
+    name: 'too many aliases',
+    request: gql(
+      `{ ${Array.from({ length: DEFAULT_QUERY_LIMITS.maxAliases + 5 }, (_, i) => `a${i}: customApis(first: 1) { totalCount }`).join(' ')} }`,
+    ),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'too many tokens',
+    request: gql(`{ ${'__typename '.repeat(DEFAULT_QUERY_LIMITS.maxTokens + 10)} }`),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'too many directives',
+    request: gql(
+      `{ __typename ${'@skip(if: false) '.repeat(DEFAULT_QUERY_LIMITS.maxDirectives + 5)} }`,
+    ),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'too costly',
+    request: gql(
+      `{ customApis(first: 100) { nodes { entries(first: 100) { nodes { ${'attributes createdAt updatedAt etag '.repeat(60)} } } } } }`,
+    ),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'more upstream calls than the budget',
+    request: gql(
+      `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: customApis(first: 1000) { totalCount }`).join(' ')} }`,
+    ),
+    judged: false,
+  });
+
+  return cases;
+}
+
+describe('bad-input corpus', () => {
+  it('has at least 200 cases, each answered without a 5xx, with coded errors and no stray upstream call', async () => {
+    const cases = buildCases();
+    expect(cases.length).toBeGreaterThanOrEqual(200);
+    const failures: string[] = [];
+    const upstreamBefore = fault.requests.length;
+
+    for (const [index, testCase] of cases.entries()) {
+      const { request } = testCase;
+      const requestId = `case-${index}`;
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json, application/json',
+        'x-request-id': requestId,
+        ...(request.noToken ? {} : { authorization: `Bearer ${token}` }),
+        ...request.headers,
+      };
+      const method = request.method ?? 'POST';
+      // A GET carries no body, so no content type (as a browser's cross-site GET would).
+      if (headers['content-type'] === '' || method === 'GET') delete headers['content-type'];
+      const body =
+        method === 'GET' || method === 'HEAD'
+          ? undefined
+          : typeof request.body === 'string'
+            ? request.body
+            : JSON.stringify(request.body ?? {});
+      const sentBefore = fault.requests.length;
+      let status = 0;
+      let text = '';
+      try {
+        const response = await fetch(`${stack.gatewayBase}${request.path ?? '/graphql'}`, {
+          method,
+          headers,
+          body,
+        });
+        status = response.status;
+        text = await response.text();
+      } catch (error) {
+        failures.push(`${testCase.name}: request failed ${(error as Error).message}`);
+        continue;
+      }
+      const calls = fault.requests.slice(sentBefore);
+      const problems: string[] = [];
+      if (status >= 500) problems.push(`status ${status}`);
+      if (!testCase.notGraphql) {
+        let parsed: { errors?: { extensions?: { code?: unknown } }[] } | undefined;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          problems.push(`body is not JSON: ${text.slice(0, 80)}`);
+        }
+        const errors = parsed?.errors ?? [];
+        if (parsed && errors.length === 0) problems.push(`no errors: ${text.slice(0, 120)}`);
+        for (const error of errors) {
+          if (typeof error.extensions?.code !== 'string') {
+            problems.push(`error without code: ${JSON.stringify(error).slice(0, 160)}`);
+          }
+        }
+        if (testCase.code !== undefined && errors[0]) {
+          const wanted = Array.isArray(testCase.code) ? testCase.code : [testCase.code];
+          if (!wanted.includes(errors[0].extensions?.code as string)) {
+            problems.push(`code ${String(errors[0].extensions?.code)} not in ${wanted.join('|')}`);
+          }
+        }
+      }
+      if ((testCase.judged ?? true) && calls.length > 0) {
+        problems.push(
+          `${calls.length} upstream call(s): ${calls
+            .map((c) => `${c.method} ${c.url}`)
+            .join(', ')
+            .slice(0, 200)}`,
+        );
+      }
+      for (const call of calls) {
+        const path = call.url.split('?')[0] ?? '';
+        if (!ALLOWED_PATHS.some((allowed) => allowed.test(path)))
+          problems.push(`stray upstream path ${call.url}`);
+        if (call.requestId !== requestId)
+          problems.push(`upstream call of another request ${call.requestId}`);
+      }
+      if (problems.length > 0) failures.push(`${testCase.name} → ${problems.join('; ')}`);
+    }
+
+    // Every upstream call made during the corpus belongs to one of its cases.
+    for (const call of fault.requests.slice(upstreamBefore)) {
+      expect(call.requestId ?? '').toMatch(/^case-\d+$/);
+    }
+    expect(failures).toEqual([]);
+
+    // And the gateway is still up and correct afterwards.
+    const healthy = await stack.graphql(
+      'query($c: ID!) { customApiEntries(customApiId: $c, first: 5) { totalCount } }',
+      { c: customApiId },
+    );
+    expect(healthy.body).toEqual({ data: { customApiEntries: { totalCount: 3 } } });
+    expect((await fetch(`${stack.gatewayBase}/healthz`)).status).toBe(200);
+  });
+});
