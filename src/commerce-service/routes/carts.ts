@@ -8,7 +8,13 @@ import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, notFound, unprocessable } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
-import { computeCartTotals, DEFAULT_CURRENCY, type MoneyValue, money } from '../money.ts';
+import {
+  computeCartTotals,
+  DEFAULT_CURRENCY,
+  type ItemTotals,
+  type MoneyValue,
+  money,
+} from '../money.ts';
 import { isObject, type JsonObject, requireData } from '../request-body.ts';
 import { loadOrderForResponse } from './orders.ts';
 
@@ -301,9 +307,9 @@ export function presentDiscount(row: DiscountRow, currency: string) {
   };
 }
 
-function presentItem(state: CartState, item: ItemRow, index: number) {
+function presentItem(state: CartState, item: ItemRow, line: ItemTotals | undefined) {
   const currency = state.cart.currency;
-  const line = totalsOf(state).items[index] ?? { withoutDiscount: 0, discount: 0, value: 0 };
+  line ??= { withoutDiscount: 0, discount: 0, value: 0 };
   const unitDiscount = Math.trunc(line.discount / item.quantity);
   const pair = (unit: number, value: number) => ({
     unit: money(unit, currency),
@@ -372,9 +378,15 @@ function presentCart(state: CartState) {
   };
 }
 
+/** Every item of the cart, with the line totals computed once for all of them. */
+function presentAllItems(state: CartState) {
+  const lines = totalsOf(state).items;
+  return state.items.map((item, i) => presentItem(state, item, lines[i]));
+}
+
 /** The production API answers every item write with the cart's whole item list and totals. */
 function presentItems(state: CartState) {
-  return { data: state.items.map((item, i) => presentItem(state, item, i)), meta: cartMeta(state) };
+  return { data: presentAllItems(state), meta: cartMeta(state) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -669,7 +681,7 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const state = loadCart(db, request.store.id, request.params.cartId);
         const included: Record<string, unknown[]> = {};
         if (include.has('items')) {
-          included.items = state.items.map((item, i) => presentItem(state, item, i));
+          included.items = presentAllItems(state);
         }
         if (include.has('custom_discounts')) {
           included.custom_discounts = state.discounts
