@@ -52,7 +52,7 @@ export const migrations: Migration[] = [
         slug TEXT NOT NULL,
         api_type TEXT NOT NULL,
         allow_upserts INTEGER NOT NULL DEFAULT 0 CHECK (allow_upserts IN (0, 1)),
-        -- Kept by triggers below, so an unfiltered entry list needs no count(*) over the set.
+        -- Superseded by custom_api_entry_counts (migration 0200-core-entry-counts).
         entry_count INTEGER NOT NULL DEFAULT 0,
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL,
@@ -211,6 +211,36 @@ export const migrations: Migration[] = [
       CREATE INDEX accounts_created ON accounts (store_id, created_at, id);
       CREATE INDEX accounts_updated ON accounts (store_id, updated_at, id);
       CREATE INDEX accounts_id ON accounts (store_id, id);
+    `,
+  },
+  {
+    // The entry counter moves off custom_apis: updating a parent row that has a million
+    // children made every entry insert re-check the foreign key over all of them (bulk loads
+    // went quadratic). A separate counter table has no children, so its upsert stays O(1).
+    id: '0200-core-entry-counts',
+    sql: `
+      DROP TRIGGER custom_api_entries_count_insert;
+      DROP TRIGGER custom_api_entries_count_delete;
+      ALTER TABLE custom_apis DROP COLUMN entry_count;
+
+      CREATE TABLE custom_api_entry_counts (
+        custom_api_id TEXT PRIMARY KEY REFERENCES custom_apis(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        entry_count INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO custom_api_entry_counts (custom_api_id, store_id, entry_count)
+        SELECT custom_api_id, store_id, count(*) FROM custom_api_entries
+        GROUP BY custom_api_id, store_id;
+
+      CREATE TRIGGER custom_api_entry_counts_insert AFTER INSERT ON custom_api_entries BEGIN
+        INSERT INTO custom_api_entry_counts (custom_api_id, store_id, entry_count)
+        VALUES (NEW.custom_api_id, NEW.store_id, 1)
+        ON CONFLICT (custom_api_id) DO UPDATE SET entry_count = entry_count + 1;
+      END;
+      CREATE TRIGGER custom_api_entry_counts_delete AFTER DELETE ON custom_api_entries BEGIN
+        UPDATE custom_api_entry_counts SET entry_count = entry_count - 1
+        WHERE custom_api_id = OLD.custom_api_id;
+      END;
     `,
   },
 ];

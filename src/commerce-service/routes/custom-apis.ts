@@ -30,7 +30,6 @@ export interface CustomApiRow {
   slug: string;
   api_type: string;
   allow_upserts: number;
-  entry_count: number;
   created_at: string;
   updated_at: string;
 }

@@ -161,7 +161,9 @@ function createStatements(db: Db) {
       `DELETE FROM custom_api_entries
        WHERE store_id = ? AND custom_api_id = ? AND id = ? AND resource_version = ?`,
     ),
-    count: db.prepare('SELECT entry_count FROM custom_apis WHERE id = ?').pluck(),
+    count: db
+      .prepare('SELECT entry_count FROM custom_api_entry_counts WHERE custom_api_id = ?')
+      .pluck(),
   };
 }
 
@@ -214,7 +216,7 @@ export function entryRoutes(ctx: ServiceContext): FastifyPluginAsync {
           scope: { store_id: api.store_id, custom_api_id: api.id },
           spec: standardListSpec({ defaultSort: '-created_at' }),
           map: (row: EntryRow) => entryJson(row, api),
-          countAll: () => Number(sql.count.get(api.id)),
+          countAll: () => Number(sql.count.get(api.id) ?? 0),
         });
       });
 
