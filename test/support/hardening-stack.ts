@@ -22,7 +22,12 @@ export interface HardeningStack {
   logs: Record<string, unknown>[];
   rawLogs: string[];
   /** Every request the service itself received. */
-  serviceRequests: { method: string; url: string; authorization: string | undefined }[];
+  serviceRequests: {
+    method: string;
+    url: string;
+    authorization: string | undefined;
+    requestId: string | undefined;
+  }[];
   token(clientId?: string): Promise<string>;
   graphql(
     query: string,
@@ -62,6 +67,7 @@ export async function startHardeningStack(
       method: req.method ?? '',
       url: req.url ?? '',
       authorization: req.headers.authorization,
+      requestId: req.headers['x-request-id'] as string | undefined,
     });
   });
   await service.listen({ port: 0, host: '127.0.0.1' });
