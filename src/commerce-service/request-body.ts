@@ -28,10 +28,10 @@ export function requireData(body: unknown): JsonObject {
 export function checkType(data: JsonObject, expected: string): void {
   if (data.type === undefined) return;
   if (data.type !== expected) {
-    throw badRequest(
-      `data.type must be "${expected}", got ${JSON.stringify(data.type)}.`,
-      'data.type',
-    );
+    // Never stringify the value itself: it may be an arbitrarily deep structure.
+    const kind = Array.isArray(data.type) ? 'list' : typeof data.type;
+    const got = typeof data.type === 'string' ? `"${data.type}"` : `a ${kind}`;
+    throw badRequest(`data.type must be "${expected}", got ${got}.`, 'data.type');
   }
 }
 

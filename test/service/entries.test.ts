@@ -437,6 +437,23 @@ describe('entries', () => {
     }
   });
 
+  it('rejects values nested deeper than 64 levels with 400, and survives absurd depths', async () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const ok = await service.call('POST', entries, {
+      raw: `{"data":{"deep":${nested(64)}}}`,
+      contentType: 'application/json',
+    });
+    expect(ok.status).toBe(201);
+    for (const depth of [65, 300_000]) {
+      const result = await service.call('POST', entries, {
+        raw: `{"data":{"deep":${nested(depth)}}}`,
+        contentType: 'application/json',
+      });
+      expect(result.status, String(depth)).toBe(400);
+      expect(errorOf(result).source).toBe('data.deep');
+    }
+  });
+
   it('rejects bodies without a data object', async () => {
     for (const json of [{}, { data: 'x' }, { data: [1] }, [{ data: {} }]]) {
       const result = await service.call('POST', entries, { json });

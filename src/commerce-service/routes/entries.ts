@@ -80,6 +80,23 @@ export function entryJson(row: EntryRow, api: Pick<CustomApiRow, 'api_type' | 's
   };
 }
 
+/** Deepest nesting of arrays/objects an attribute value may have. */
+export const MAX_VALUE_DEPTH = 64;
+
+/** Iterative, so a hostile value cannot overflow the stack here (it would, later, in stringify). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > MAX_VALUE_DEPTH) return deepest;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 /** The attributes of a request: `data` minus reserved keys; `data.type` must match. */
 function attributesOf(body: unknown, api: CustomApiRow): JsonObject {
   const data = requireData(body);
@@ -88,6 +105,12 @@ function attributesOf(body: unknown, api: CustomApiRow): JsonObject {
   for (const [key, value] of Object.entries(data)) {
     if (RESERVED_KEYS.includes(key)) continue;
     if (key.trim() === '') throw badRequest('Attribute names cannot be empty.', 'data');
+    if (depthOf(value) > MAX_VALUE_DEPTH) {
+      throw badRequest(
+        `Attribute ${key} nests arrays/objects more than ${MAX_VALUE_DEPTH} levels deep.`,
+        `data.${key}`,
+      );
+    }
     attributes[key] = value;
   }
   return attributes;
