@@ -6,7 +6,8 @@
  *   - the page at offset 9,900 (the deepest offset page most clients ever ask for),
  *   - a keyset page deep in the set: sort=created_at&filter=gt(created_at,<value near the end>),
  *   - a keyset page in the middle, whose filtered results.total has to count ~500,000 rows.
- * Prints p50 and p99 per scenario. `BENCH_ENTRIES` and `BENCH_REQUESTS` override the sizes.
+ * Prints p50 and p99 per scenario, then the page query and the results.total count timed
+ * separately in process. `BENCH_ENTRIES` and `BENCH_REQUESTS` override the sizes.
  *
  * Run: npx tsx bench/service-listing.ts
  */
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createCommerceService } from '../src/commerce-service/app.ts';
 import { openDatabase } from '../src/commerce-service/db.ts';
+import { buildListSql, parseListQuery, standardListSpec } from '../src/commerce-service/listing.ts';
 import { ensureStores } from '../src/commerce-service/stores.ts';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
@@ -133,6 +135,44 @@ async function main(): Promise<void> {
           `${percentile(times, 99).toFixed(2).padStart(9)}  ${total.toLocaleString('en')}`,
       );
     }
+
+    // Where the time of a filtered list goes: the page itself is an index seek, results.total
+    // counts every matching row. Timed in process on a second connection, same SQL as served.
+    const reader = openDatabase(dbPath);
+    const spec = standardListSpec();
+    const scope = { store_id: storeId, custom_api_id: apiId };
+    console.log(`\nSQL only (in process, p50 of ${REQUESTS}):`);
+    console.log(`${'filter'.padEnd(34)}${'page ms'.padStart(9)}${'count ms'.padStart(9)}`);
+    for (const [name, value] of [
+      ['keyset near the end', nearEnd],
+      ['keyset in the middle', middle],
+    ] as const) {
+      const query = parseListQuery(
+        { sort: 'created_at', 'page[limit]': '25', filter: `gt(created_at,${value})` },
+        spec,
+        25,
+      );
+      const built = buildListSql('custom_api_entries', '*', scope, query);
+      const page = reader.prepare(built.sql);
+      const count = reader.prepare(built.countSql).pluck();
+      const pageTimes: number[] = [];
+      const countTimes: number[] = [];
+      for (let i = 0; i < REQUESTS; i++) {
+        let start = performance.now();
+        page.all(...built.params);
+        pageTimes.push(performance.now() - start);
+        start = performance.now();
+        count.get(...built.countParams);
+        countTimes.push(performance.now() - start);
+      }
+      pageTimes.sort((a, b) => a - b);
+      countTimes.sort((a, b) => a - b);
+      console.log(
+        `${name.padEnd(34)}${percentile(pageTimes, 50).toFixed(2).padStart(9)}` +
+          `${percentile(countTimes, 50).toFixed(2).padStart(9)}`,
+      );
+    }
+    reader.close();
   } finally {
     await app.close();
     rmSync(dir, { recursive: true, force: true });
