@@ -78,8 +78,16 @@ export function createContextFactory(options: ContextFactoryOptions) {
     const incomingId = request.headers.get('x-request-id');
     const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     const deadlineAt = Date.now() + deadlineMs;
-    const deadline = AbortSignal.timeout(deadlineMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+    // Built on first use: a timer and a combined signal per request cost measurable CPU, and
+    // many operations (introspection, judged-bad input, no token) never call upstream.
+    let signal: AbortSignal | undefined;
+    const getSignal = (): AbortSignal => {
+      if (signal === undefined) {
+        const deadline = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
+        signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+      }
+      return signal;
+    };
     const budget = createCallBudget(budgetLimit);
     const auth = readAuthorization(request.headers.get('authorization'));
 
@@ -91,7 +99,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
         authorization: auth.authorization,
         requestId,
         budget,
-        signal,
+        signal: getSignal(),
         deadlineAt,
         send: options.send,
       });
@@ -115,7 +123,9 @@ export function createContextFactory(options: ContextFactoryOptions) {
 
     const context: GatewayContext = {
       requestId,
-      signal,
+      get signal() {
+        return getSignal();
+      },
       budget,
       get,
       async write(writeRequest) {
