@@ -39,6 +39,11 @@ export interface FaultRule {
   then?: Fault;
   /** Probability in [0,1] that `then` applies to a request past the sequence. Default 1. */
   rate?: number;
+  /**
+   * Transient faults: a call (same x-request-id, method and URL) that got `then` passes when it
+   * is retried, so retries always recover. Without it every attempt draws again.
+   */
+  transient?: boolean;
 }
 
 export interface RecordedRequest {
@@ -62,6 +67,8 @@ export interface FaultUpstream {
   clear(): void;
   /** Requests recorded for a method and path pattern. */
   count(method: string, path: RegExp): number;
+  /** Told the fault chosen for each request (benchmarks count with it instead of recording). */
+  onAnswer: ((method: string, fault: Fault['kind']) => void) | undefined;
   close(): Promise<void>;
 }
 
@@ -71,6 +78,8 @@ const errorBody = (status: number) =>
 export async function createFaultUpstream(options: {
   target?: string;
   random?: () => number;
+  /** Keep `requests` (default true); a long benchmark turns it off. */
+  record?: boolean;
 }): Promise<FaultUpstream> {
   const random = options.random ?? Math.random;
   const pool = options.target
@@ -79,6 +88,9 @@ export async function createFaultUpstream(options: {
   const rules: { rule: FaultRule; seen: number }[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+
+  // Calls that got a transient fault, so that their retry passes.
+  const faulted = new Set<string>();
 
   const pick = (req: IncomingMessage): Fault => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -89,7 +101,13 @@ export async function createFaultUpstream(options: {
       const n = entry.seen++;
       const fromSequence = rule.sequence?.[n];
       if (fromSequence) return fromSequence;
-      if (rule.then && random() < (rule.rate ?? 1)) return rule.then;
+      if (!rule.then) return { kind: 'pass' };
+      const key = `${req.headers['x-request-id'] ?? ''} ${req.method} ${req.url}`;
+      if (rule.transient && faulted.delete(key)) return { kind: 'pass' };
+      if (random() < (rule.rate ?? 1)) {
+        if (rule.transient) faulted.add(key);
+        return rule.then;
+      }
       return { kind: 'pass' };
     }
     return { kind: 'pass' };
@@ -127,6 +145,7 @@ export async function createFaultUpstream(options: {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const fault = pick(req);
+    upstream.onAnswer?.(req.method ?? 'GET', fault.kind);
     const record: RecordedRequest = {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
@@ -135,7 +154,7 @@ export async function createFaultUpstream(options: {
       fault: fault.kind,
       at: Date.now(),
     };
-    requests.push(record);
+    if (options.record !== false) requests.push(record);
     res.on('close', () => {
       record.closedAt = Date.now();
     });
@@ -216,9 +235,10 @@ export async function createFaultUpstream(options: {
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const upstream: FaultUpstream = {
     url: `http://127.0.0.1:${port}`,
     requests,
+    onAnswer: undefined,
     add(rule) {
       const entry = { rule, seen: 0 };
       rules.push(entry);
@@ -240,6 +260,7 @@ export async function createFaultUpstream(options: {
       await pool?.close();
     },
   };
+  return upstream;
 }
 
 /** A loopback URL on which nothing listens: connections are refused. */
