@@ -82,12 +82,23 @@ export async function createCommerceService(
   });
 
   registerErrorHandling(app);
-  // Only JSON by default (plus the JSON:API media type); text/plain bodies are a 415.
-  app.removeContentTypeParser('text/plain');
+  // Only JSON (plus the JSON:API media type); text/plain bodies are a 415. An empty JSON body
+  // is no body: the official SDK sends `Content-Type: application/json` on bodiless DELETEs,
+  // and routes that need a body say so themselves.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const parseJsonOrNothing: Parameters<typeof app.addContentTypeParser>[2] = (
+    request,
+    body,
+    done,
+  ) => {
+    if (body === '' || body.length === 0) return done(null, undefined);
+    return parseJson(request, body as string, done);
+  };
+  app.removeContentTypeParser(['text/plain', 'application/json']);
   app.addContentTypeParser(
-    'application/vnd.api+json',
+    ['application/json', 'application/vnd.api+json'],
     { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
+    parseJsonOrNothing,
   );
   app.decorateRequest('store', null as unknown as StoreContext);
 

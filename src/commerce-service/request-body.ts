@@ -12,6 +12,11 @@ export function isObject(value: unknown): value is JsonObject {
 
 /** The `data` object of a body; 400 when the body or `data` is not a JSON object. */
 export function requireData(body: unknown): JsonObject {
+  if (body === undefined || body === null) {
+    throw badRequest(
+      'The request has no body; send a JSON object of the form {"data":{…}} as application/json.',
+    );
+  }
   if (!isObject(body)) {
     throw badRequest('The request body must be a JSON object of the form {"data":{…}}.');
   }

@@ -241,7 +241,7 @@ describe('error bodies', () => {
       contentType: 'application/json',
     });
     expect(empty.status).toBe(400);
-    expect(errorOf(empty).detail).toMatch(/empty/);
+    expect(errorOf(empty).detail).toMatch(/no body/);
     const poisoned = await service.call('POST', CUSTOM_APIS, {
       raw: '{"data":{"__proto__":{"admin":true}}}',
       contentType: 'application/json',
@@ -260,6 +260,15 @@ describe('error bodies', () => {
       expect(errorOf(result).detail).toContain('application/json');
       expect(errorOf(result).detail).toContain(contentType);
     }
+  });
+
+  it('takes a bodiless DELETE that still says Content-Type: application/json (as the SDK sends)', async () => {
+    const id = await createCustomApi(service, { slug: 'sdk-delete', api_type: 'sdk_delete_ext' });
+    const result = await service.call('DELETE', `${CUSTOM_APIS}/${id}`, {
+      raw: '',
+      contentType: 'application/json',
+    });
+    expect(result.status).toBe(204);
   });
 
   it('accepts the JSON:API media type as JSON', async () => {
