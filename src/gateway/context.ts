@@ -19,8 +19,8 @@ import {
 } from '../upstream/client.ts';
 import { UnauthenticatedError } from '../upstream/errors.ts';
 
-/** The most entries one `in(id,…)` call asks for: the upstream's maximum page length. */
-export const ENTRY_BATCH_SIZE = 100;
+/** The most ids one `in(id,…)` call asks for: the upstream's maximum page length. */
+export const ID_BATCH_SIZE = 100;
 
 export interface GatewayContext {
   readonly requestId: string;
@@ -34,7 +34,12 @@ export interface GatewayContext {
   ): Promise<UpstreamResponse>;
   /** A write (POST/PUT/DELETE); afterwards cached reads are forgotten, they may be stale. */
   write(request: UpstreamRequest): Promise<UpstreamResponse>;
-  /** Entries of one Custom API by id, batched into `filter=in(id,…)` calls; null when missing. */
+  /**
+   * Rows of one v2 list (e.g. ['orders']) by id, batched into `filter=in(id,…)` calls of up to
+   * 100 ids; null when the store has no such row.
+   */
+  byIdLoader(listSegments: readonly string[]): DataLoader<string, JsonObject | null>;
+  /** Entries of one Custom API by id (a `byIdLoader` of its entries list). */
   entryLoader(customApiId: string): DataLoader<string, JsonObject | null>;
 }
 
@@ -107,7 +112,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
     };
 
     const getCache = new Map<string, Promise<UpstreamResponse>>();
-    const entryLoaders = new Map<string, DataLoader<string, JsonObject | null>>();
+    const byIdLoaders = new Map<string, DataLoader<string, JsonObject | null>>();
 
     const get: GatewayContext['get'] = (segments, query) => {
       const key = JSON.stringify([segments, query ?? {}]);
@@ -131,30 +136,37 @@ export function createContextFactory(options: ContextFactoryOptions) {
       async write(writeRequest) {
         const response = await upstream().request(writeRequest);
         getCache.clear();
-        for (const loader of entryLoaders.values()) loader.clearAll();
+        for (const loader of byIdLoaders.values()) loader.clearAll();
         return response;
       },
-      entryLoader(customApiId) {
-        let loader = entryLoaders.get(customApiId);
+      byIdLoader(listSegments) {
+        const key = listSegments.join('/');
+        let loader = byIdLoaders.get(key);
         if (loader === undefined) {
           loader = new DataLoader<string, JsonObject | null>(
             async (ids) => {
-              const response = await get(
-                ['settings', 'extensions', 'custom-apis', customApiId, 'entries'],
-                {
-                  'page[limit]': String(ids.length),
-                  'page[offset]': '0',
-                  filter: `in(id,${ids.join(',')})`,
-                },
-              );
+              const response = await get(listSegments, {
+                'page[limit]': String(ids.length),
+                'page[offset]': '0',
+                filter: `in(id,${ids.join(',')})`,
+              });
               const byId = new Map(expectList(response).data.map((row) => [row.id, row]));
               return ids.map((id) => byId.get(id) ?? null);
             },
-            { maxBatchSize: ENTRY_BATCH_SIZE },
+            { maxBatchSize: ID_BATCH_SIZE },
           );
-          entryLoaders.set(customApiId, loader);
+          byIdLoaders.set(key, loader);
         }
         return loader;
+      },
+      entryLoader(customApiId) {
+        return context.byIdLoader([
+          'settings',
+          'extensions',
+          'custom-apis',
+          customApiId,
+          'entries',
+        ]);
       },
     };
     return context;

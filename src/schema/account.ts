@@ -1,9 +1,9 @@
 /** Account: a business account of the store (`/v2/accounts`), as a node and a connection. */
 import type { GatewayContext } from '../gateway/context.ts';
-import { expectResource, type JsonObject } from '../upstream/client.ts';
+import type { JsonObject } from '../upstream/client.ts';
 import { builder } from './builder.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
-import { nullWhenNotFound } from './lookups.ts';
+import { loadById } from './lookups.ts';
 import { judgeUuid, readOptionalString, readString, readTimestamps } from './rows.ts';
 
 export interface AccountShape extends Listed {
@@ -22,8 +22,9 @@ export function toAccount(row: JsonObject): AccountShape {
   };
 }
 
-async function fetchAccount(context: GatewayContext, id: string): Promise<AccountShape> {
-  return toAccount(expectResource(await context.get(['accounts', id])));
+/** One row by upstream id through the per-request `in(id,…)` batch loader; null when missing. */
+export function fetchAccount(context: GatewayContext, id: string): Promise<AccountShape | null> {
+  return loadById(context, ['accounts'], id, toAccount);
 }
 
 export const AccountRef = builder.objectRef<AccountShape>('Account');
@@ -37,7 +38,7 @@ const accountListArgs = defineListArgs('Account', 'accounts');
 builder.node(AccountRef, {
   description: 'A business account (a company buying from the store).',
   id: { resolve: (account) => account.upstreamId },
-  loadOne: (id, context) => nullWhenNotFound(fetchAccount(context, judgeUuid(id, 'id'))),
+  loadOne: (id, context) => fetchAccount(context, judgeUuid(id, 'id')),
   fields: (t) => ({
     upstreamId: t.exposeID('upstreamId', { description: 'The account id upstream (uuid).' }),
     name: t.exposeString('name', { description: 'Account name.' }),
@@ -60,8 +61,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One account by upstream id; null when the store has no such account.',
     args: { id: t.arg.id({ required: true, description: 'Upstream id of the account.' }) },
-    resolve: (_root, args, context) =>
-      nullWhenNotFound(fetchAccount(context, judgeUuid(args.id, 'id'))),
+    resolve: (_root, args, context) => fetchAccount(context, judgeUuid(args.id, 'id')),
   }),
   accounts: t.connection(
     {

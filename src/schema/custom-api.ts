@@ -3,7 +3,7 @@
  * its entries as a connection. `customApis` lets GraphiQL users discover what exists.
  */
 import type { GatewayContext } from '../gateway/context.ts';
-import { expectResource, type JsonObject } from '../upstream/client.ts';
+import type { JsonObject } from '../upstream/client.ts';
 import { builder } from './builder.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
 import {
@@ -12,7 +12,7 @@ import {
   entriesListSpec,
   entryListArgs,
 } from './custom-api-entry.ts';
-import { nullWhenNotFound } from './lookups.ts';
+import { loadById } from './lookups.ts';
 import { judgeUuid, readOptionalString, readString, readTimestamps } from './rows.ts';
 
 export interface CustomApiShape extends Listed {
@@ -41,8 +41,12 @@ export function toCustomApi(row: JsonObject): CustomApiShape {
 const CUSTOM_APIS = ['settings', 'extensions', 'custom-apis'] as const;
 
 /** One Custom API by upstream id (one GET, shared with any identical GET in the operation). */
-export async function fetchCustomApi(context: GatewayContext, id: string): Promise<CustomApiShape> {
-  return toCustomApi(expectResource(await context.get([...CUSTOM_APIS, id])));
+/** One row by upstream id through the per-request `in(id,…)` batch loader; null when missing. */
+export function fetchCustomApi(
+  context: GatewayContext,
+  id: string,
+): Promise<CustomApiShape | null> {
+  return loadById(context, CUSTOM_APIS, id, toCustomApi);
 }
 
 export const CustomApiRef = builder.objectRef<CustomApiShape>('CustomApi');
@@ -57,7 +61,7 @@ const customApiListArgs = defineListArgs('CustomApi', 'Custom APIs');
 builder.node(CustomApiRef, {
   description: 'A user-defined resource (Custom API) of the store; its records are entries.',
   id: { resolve: (api) => api.upstreamId },
-  loadOne: (id, context) => nullWhenNotFound(fetchCustomApi(context, judgeUuid(id, 'id'))),
+  loadOne: (id, context) => fetchCustomApi(context, judgeUuid(id, 'id')),
   fields: (t) => ({
     upstreamId: t.exposeID('upstreamId', {
       description: 'The upstream id (uuid); pass it as `customApiId`.',
@@ -101,8 +105,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One Custom API by upstream id; null when the store has none with that id.',
     args: { id: t.arg.id({ required: true, description: 'Upstream id of the Custom API.' }) },
-    resolve: (_root, args, context) =>
-      nullWhenNotFound(fetchCustomApi(context, judgeUuid(args.id, 'id'))),
+    resolve: (_root, args, context) => fetchCustomApi(context, judgeUuid(args.id, 'id')),
   }),
   customApis: t.connection(
     {

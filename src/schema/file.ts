@@ -1,9 +1,9 @@
 /** File: an uploaded file of the store (`/v2/files`), as a node and a connection. */
 import type { GatewayContext } from '../gateway/context.ts';
-import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
+import { isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { builder } from './builder.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
-import { nullWhenNotFound } from './lookups.ts';
+import { loadById } from './lookups.ts';
 import { judgeUuid, readOptionalString, readString, readTimestamps } from './rows.ts';
 
 export interface FileShape extends Listed {
@@ -25,8 +25,9 @@ export function toFile(row: JsonObject): FileShape {
   };
 }
 
-async function fetchFile(context: GatewayContext, id: string): Promise<FileShape> {
-  return toFile(expectResource(await context.get(['files', id])));
+/** One row by upstream id through the per-request `in(id,…)` batch loader; null when missing. */
+export function fetchFile(context: GatewayContext, id: string): Promise<FileShape | null> {
+  return loadById(context, ['files'], id, toFile);
 }
 
 export const FileRef = builder.objectRef<FileShape>('File');
@@ -40,7 +41,7 @@ const fileListArgs = defineListArgs('File', 'files');
 builder.node(FileRef, {
   description: 'A file uploaded to the store.',
   id: { resolve: (file) => file.upstreamId },
-  loadOne: (id, context) => nullWhenNotFound(fetchFile(context, judgeUuid(id, 'id'))),
+  loadOne: (id, context) => fetchFile(context, judgeUuid(id, 'id')),
   fields: (t) => ({
     upstreamId: t.exposeID('upstreamId', { description: 'The file id upstream (uuid).' }),
     fileName: t.exposeString('fileName', { description: 'Original file name.' }),
@@ -58,8 +59,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One file by upstream id; null when the store has no such file.',
     args: { id: t.arg.id({ required: true, description: 'Upstream id of the file.' }) },
-    resolve: (_root, args, context) =>
-      nullWhenNotFound(fetchFile(context, judgeUuid(args.id, 'id'))),
+    resolve: (_root, args, context) => fetchFile(context, judgeUuid(args.id, 'id')),
   }),
   files: t.connection(
     {

@@ -1,10 +1,10 @@
 /** Order: a checked-out cart (`/v2/orders`), as a node and a connection. */
 import type { GatewayContext } from '../gateway/context.ts';
-import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
+import { isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { builder } from './builder.ts';
 import { MoneyRef } from './cart.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
-import { nullWhenNotFound } from './lookups.ts';
+import { loadById } from './lookups.ts';
 import {
   judgeUuid,
   type MoneyShape,
@@ -40,8 +40,9 @@ export function toOrder(row: JsonObject): OrderShape {
   };
 }
 
-async function fetchOrder(context: GatewayContext, id: string): Promise<OrderShape> {
-  return toOrder(expectResource(await context.get(['orders', id])));
+/** One row by upstream id through the per-request `in(id,…)` batch loader; null when missing. */
+export function fetchOrder(context: GatewayContext, id: string): Promise<OrderShape | null> {
+  return loadById(context, ['orders'], id, toOrder);
 }
 
 export const OrderRef = builder.objectRef<OrderShape>('Order');
@@ -55,7 +56,7 @@ const orderListArgs = defineListArgs('Order', 'orders');
 builder.node(OrderRef, {
   description: 'An order: a cart that was checked out.',
   id: { resolve: (order) => order.upstreamId },
-  loadOne: (id, context) => nullWhenNotFound(fetchOrder(context, judgeUuid(id, 'id'))),
+  loadOne: (id, context) => fetchOrder(context, judgeUuid(id, 'id')),
   fields: (t) => ({
     upstreamId: t.exposeID('upstreamId', { description: 'The order id upstream (uuid).' }),
     status: t.exposeString('status', { description: 'Order status, e.g. `complete`.' }),
@@ -87,8 +88,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One order by upstream id; null when the store has no such order.',
     args: { id: t.arg.id({ required: true, description: 'Upstream id of the order.' }) },
-    resolve: (_root, args, context) =>
-      nullWhenNotFound(fetchOrder(context, judgeUuid(args.id, 'id'))),
+    resolve: (_root, args, context) => fetchOrder(context, judgeUuid(args.id, 'id')),
   }),
   orders: t.connection(
     {

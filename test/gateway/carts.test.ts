@@ -83,6 +83,16 @@ describe('cart', () => {
     expect(stack.upstreamRequests.map((r) => r.method)).toEqual(['GET', 'GET']);
   });
 
+  it('makes identical upstream GETs of one operation once', async () => {
+    const { body } = await stack.graphql(
+      `query($id: ID!) { a: cart(id: $id) { name } b: cart(id: $id) { totals { withTax { amount } } } }`,
+      { id: cart.cartId },
+    );
+    expect(body.errors).toBeUndefined();
+    expect(body.data.a.name).toBe('Test cart');
+    expect(stack.upstreamRequests).toHaveLength(1);
+  });
+
   it('answers null for a cart that does not exist, and refetches by global id', async () => {
     const { body } = await stack.graphql(
       `query($missing: ID!, $id: ID!) {

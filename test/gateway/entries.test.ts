@@ -156,12 +156,20 @@ describe('reading entries', () => {
     expect(url).toContain(`filter=in(id,${entries.map((e) => e.id).join(',')})`);
   });
 
-  it('makes identical GETs of one operation once', async () => {
+  it('looks a Custom API up once however many fields ask for it', async () => {
+    const listed = await stack.graphql(`{ customApis(first: 10) { nodes { id upstreamId } } }`);
+    const notes = listed.body.data.customApis.nodes.find((n: Json) => n.upstreamId === readApi.id);
+    stack.upstreamRequests.length = 0;
     const { body } = await stack.graphql(
-      `query($id: ID!) { a: customApi(id: $id) { name } b: customApi(id: $id) { slug } }`,
-      { id: readApi.id },
+      `query($id: ID!, $gid: ID!) {
+        a: customApi(id: $id) { name } b: customApi(id: $id) { slug }
+        node(id: $gid) { ... on CustomApi { apiType } }
+      }`,
+      { id: readApi.id, gid: notes.id },
     );
+    expect(body.errors).toBeUndefined();
     expect(body.data.a.name).toBe('Notes');
+    expect(body.data.node.apiType).toBe(readApi.api_type);
     expect(stack.upstreamRequests).toHaveLength(1);
   });
 

@@ -53,6 +53,23 @@ describe('orders, files and accounts', () => {
     });
   }
 
+  it('batches lookups of one list by id into one in(id,…) call', async () => {
+    const page = await stack.graphql('{ orders(first: 5) { nodes { id upstreamId } } }');
+    const nodes = page.body.data.orders.nodes as { id: string; upstreamId: string }[];
+    stack.upstreamRequests.length = 0;
+    const { body } = await stack.graphql(
+      `query($ids: [ID!]!, $one: ID!) {
+        nodes(ids: $ids) { ... on Order { upstreamId } }
+        order(id: $one) { upstreamId }
+      }`,
+      { ids: nodes.map((n) => n.id), one: nodes[0]?.upstreamId },
+    );
+    expect(body.errors).toBeUndefined();
+    expect(body.data.nodes).toEqual(nodes.map((n) => ({ upstreamId: n.upstreamId })));
+    expect(stack.upstreamRequests).toHaveLength(1);
+    expect(decodeURIComponent(stack.upstreamRequests[0]?.url ?? '')).toContain('filter=in(id,');
+  });
+
   it('sorts by any key in either direction, and pages forwards without gaps', async () => {
     const all = await stack.graphql('{ orders(first: 60, sortKey: ID) { nodes { upstreamId } } }');
     const ids = all.body.data.orders.nodes.map((n: Json) => n.upstreamId);
