@@ -21,7 +21,12 @@ let gateway: Gateway;
 let server: Server;
 let gatewayUrl: string;
 let answer: Answer;
-const stubRequests: { method: string; url: string; authorization?: string }[] = [];
+const stubRequests: {
+  method: string;
+  url: string;
+  authorization?: string;
+  headers: Record<string, string | string[] | undefined>;
+}[] = [];
 let elsewhereHits = 0;
 
 const TOKEN = 'stub-token-0123456789abcdef';
@@ -45,6 +50,7 @@ beforeAll(async () => {
       method: request.method,
       url: request.url,
       authorization: request.headers.authorization,
+      headers: request.headers,
     });
     reply.code(answer.status).headers({ 'content-type': 'application/json', ...answer.headers });
     return reply.send(answer.body ?? '');
@@ -73,10 +79,18 @@ beforeEach(() => {
   elsewhereHits = 0;
 });
 
-async function graphql(query: string, variables?: Record<string, unknown>): Promise<Json> {
+async function graphql(
+  query: string,
+  variables?: Record<string, unknown>,
+  extraHeaders: Record<string, string> = {},
+): Promise<Json> {
   const response = await fetch(gatewayUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${TOKEN}`,
+      ...extraHeaders,
+    },
     body: JSON.stringify({ query, variables }),
   });
   expect(response.status).toBe(200);
@@ -178,6 +192,29 @@ describe('upstream status → extensions.code', () => {
       expect(stubRequests.every((r) => r.authorization === `Bearer ${TOKEN}`)).toBe(true);
     });
   }
+
+  it('forwards only Authorization and a request id, never other caller headers', async () => {
+    answer = {
+      status: 200,
+      body: JSON.stringify({ data: [], meta: { results: { total: 0 } } }),
+    };
+    const body = await graphql(READ, undefined, {
+      cookie: 'session=secret',
+      'x-forwarded-for': '10.0.0.1',
+      'x-request-id': 'req-123',
+    });
+    expect(body.errors).toBeUndefined();
+    const [seen] = stubRequests;
+    expect(Object.keys(seen?.headers ?? {}).sort()).toEqual([
+      'accept',
+      'authorization',
+      'connection',
+      'host',
+      'x-request-id',
+    ]);
+    expect(seen?.headers['x-request-id']).toBe('req-123');
+    expect(seen?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
 
   it('does not follow a redirect, so the token never travels to another host', async () => {
     const target = `http://127.0.0.1:${(elsewhere.server.address() as AddressInfo).port}/v2/orders`;
