@@ -54,6 +54,23 @@ export interface GatewayConfig {
   logRequests?: boolean;
   /** How long SIGTERM waits for in-flight requests before closing them. `SHUTDOWN_TIMEOUT_MS`, default 10000. */
   shutdownTimeoutMs?: number;
+  /** Upstream calls one GraphQL operation may make. `UPSTREAM_CALL_BUDGET`, default 50. */
+  callBudget?: number;
+  /** Limits of the pagination planner (see src/upstream/paging.ts). */
+  paging?: Partial<PagingConfigValues>;
+}
+
+/** Pagination planner settings that deployments tune; the planner applies the same defaults. */
+export interface PagingConfigValues {
+  /** Largest `first`/`last` of a connection field. `PAGING_MAX_FIRST`, default 1000, at most 10000. */
+  maxFirst: number;
+  /** Upstream list calls in flight at once for one connection field. `PAGING_CONCURRENCY`, default 4. */
+  concurrency: number;
+  /**
+   * How far behind now a walk's pinned upper bound lies. `PAGING_CONSISTENCY_BUFFER_MS`, default
+   * 0; raise it against an eventually consistent upstream or one whose clock runs ahead.
+   */
+  consistencyBufferMs: number;
 }
 
 /** `MAX_DEPTH` (10), `MAX_ALIASES` (15), `MAX_TOKENS` (2000), `MAX_DIRECTIVES` (20), `MAX_COST` (5000). */
@@ -208,5 +225,27 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     },
     logRequests: parseBool('LOG_REQUESTS', env.LOG_REQUESTS, true),
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10000),
+    callBudget: parseCount('UPSTREAM_CALL_BUDGET', env.UPSTREAM_CALL_BUDGET, 50),
+    paging: pagingFromEnv(env),
+  };
+}
+
+function pagingFromEnv(env: Env): PagingConfigValues {
+  const maxFirst = parseCount('PAGING_MAX_FIRST', env.PAGING_MAX_FIRST, 1000);
+  // Every page of a window must start within the upstream's 10,000-record offset limit.
+  if (maxFirst > 10_000) {
+    throw new ConfigError(`PAGING_MAX_FIRST must be at most 10000, got "${env.PAGING_MAX_FIRST}"`);
+  }
+  const rawBuffer = env.PAGING_CONSISTENCY_BUFFER_MS;
+  const buffer = rawBuffer === undefined || rawBuffer === '' ? 0 : Number(rawBuffer);
+  if (!Number.isSafeInteger(buffer) || buffer < 0) {
+    throw new ConfigError(
+      `PAGING_CONSISTENCY_BUFFER_MS must be a non-negative integer, got "${rawBuffer}"`,
+    );
+  }
+  return {
+    maxFirst,
+    concurrency: Math.min(parseCount('PAGING_CONCURRENCY', env.PAGING_CONCURRENCY, 4), 64),
+    consistencyBufferMs: buffer,
   };
 }

@@ -62,6 +62,8 @@ async function main(): Promise<void> {
     production: g.production,
     maxBodyBytes: g.maxBodyBytes,
     queryLimits: g.queryLimits,
+    callBudget: g.callBudget,
+    paging: g.paging,
     operationDeadlineMs: g.resilience?.operationDeadlineMs,
     resilience: {
       attemptTimeoutMs: g.resilience?.attemptTimeoutMs,

@@ -18,6 +18,7 @@ import {
   type UpstreamTransport,
 } from '../upstream/client.ts';
 import { UnauthenticatedError } from '../upstream/errors.ts';
+import type { PagingLimits } from '../upstream/paging.ts';
 
 /** The most ids one `in(id,…)` call asks for: the upstream's maximum page length. */
 export const ID_BATCH_SIZE = 100;
@@ -27,6 +28,8 @@ export interface GatewayContext {
   /** Aborts when the client goes away or the operation deadline passes; given to every call. */
   readonly signal: AbortSignal;
   readonly budget: CallBudget;
+  /** Limits for the pagination planner, from the gateway options. */
+  readonly paging: Partial<PagingLimits>;
   /** A GET, made at most once per operation for one path and query. */
   get(
     segments: readonly string[],
@@ -47,6 +50,8 @@ export interface ContextFactoryOptions {
   transport: UpstreamTransport;
   /** Upstream calls allowed per operation. Default 50. */
   callBudget?: number;
+  /** Limits for the pagination planner (defaults in src/upstream/paging.ts). */
+  paging?: Partial<PagingLimits>;
   /** Deadline of one operation, after which its upstream calls are aborted. Default 15,000 ms. */
   operationDeadlineMs?: number;
   /** The attempt function (resilience wraps the default one). */
@@ -128,6 +133,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
 
     const context: GatewayContext = {
       requestId,
+      paging: options.paging ?? {},
       get signal() {
         return getSignal();
       },

@@ -12,6 +12,7 @@ import {
   type UpstreamPoolOptions,
 } from '../upstream/client.ts';
 import { type GatewayError, isGatewayError } from '../upstream/errors.ts';
+import type { PagingLimits } from '../upstream/paging.ts';
 import {
   createResilience,
   createResilientSend,
@@ -33,6 +34,8 @@ export interface GatewayOptions {
   graphqlEndpoint?: string;
   /** Upstream calls allowed per operation. Default 50. */
   callBudget?: number;
+  /** Limits of the pagination planner (maxFirst, concurrency, consistency buffer…). */
+  paging?: Partial<PagingLimits>;
   /** Deadline of one operation; its upstream calls are aborted after it. Default 15,000 ms. */
   operationDeadlineMs?: number;
   /** Settings of the shared upstream connection pool. */
@@ -108,6 +111,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const createContext = createContextFactory({
     transport,
     callBudget: options.callBudget,
+    paging: options.paging,
     operationDeadlineMs: options.operationDeadlineMs,
     send,
   });

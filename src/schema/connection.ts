@@ -167,6 +167,7 @@ export function resolveList<T extends Listed>(
     filters: toFilterClauses(args.filter),
     updatedSince: args.updatedSince ?? undefined,
     budget: context.budget,
+    limits: context.paging,
     keyOf: (node) => ({
       id: node.upstreamId,
       created_at: node.createdAt,
