@@ -1,7 +1,14 @@
 /**
  * Library entry: build the gateway without listening (to mount it in another server), the built
- * schema (for in-process stitching), and the embedded v2 commerce service factory.
+ * schema with the per-request context factory (for in-process stitching or execution), and the
+ * embedded v2 commerce service factory.
  */
 export { createCommerceService } from './commerce-service/app.ts';
+export {
+  createContextFactory,
+  type GatewayContext,
+  type RequestLike,
+} from './gateway/context.ts';
 export { createGateway, type Gateway, type GatewayOptions } from './gateway/create-gateway.ts';
 export { schema } from './schema/index.ts';
+export { createUpstreamTransport, type UpstreamTransport } from './upstream/client.ts';
