@@ -27,7 +27,10 @@ export interface CommerceServiceOptions {
   /** Seed the demo store when it has never been seeded and holds no Custom APIs. */
   seed: boolean;
   seedOptions?: { orders?: number };
-  /** fastify's logger (pino), default off. */
+  /**
+   * `true`: fastify's request log (pino, info level). Default: only unexpected errors (the
+   * 500s) are logged, with their stack, so a bug never goes unseen.
+   */
   logger?: boolean;
   /** Clock for token expiry and record timestamps; default `Date.now`. Tests inject one. */
   now?: Clock;
@@ -67,7 +70,7 @@ export async function createCommerceService(
     const [demoStore] = ensureStores(db, options.clients, ctx.timestamp());
     if (options.seed && demoStore !== undefined) await seedIfEmpty(ctx, demoStore, options);
     app = Fastify({
-      logger: options.logger ?? false,
+      logger: { level: options.logger === true ? 'info' : 'error' },
       bodyLimit: BODY_LIMIT,
       frameworkErrors: frameworkErrorHandler,
       // The official SDK posts item discounts to `…/items/{id}//custom-discounts`.

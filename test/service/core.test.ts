@@ -3,6 +3,7 @@
  * store isolation, the JSON:API error body for every kind of bad request, and settings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCommerceService } from '../../src/commerce-service/app.ts';
 import { storeIdForClient } from '../../src/commerce-service/ids.ts';
 import {
   CUSTOM_APIS,
@@ -313,6 +314,37 @@ describe('error bodies', () => {
     });
     expect(huge.status).toBe(413);
     expect(errorOf(huge).title).toBe('Request Entity Too Large');
+  });
+
+  it('answers an unexpected failure with a generic 500 that leaks nothing', async () => {
+    const app = await createCommerceService({
+      dbPath: ':memory:',
+      clients: [{ id: 'x', secret: 'y' }],
+      seed: false,
+    });
+    // Silence the (intended) error log of this one request.
+    app.log.level = 'silent';
+    app.get('/explode', async () => {
+      throw new Error('database password is hunter2');
+    });
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const response = await fetch(`${url}/explode`);
+      expect(response.status).toBe(500);
+      const text = await response.text();
+      expect(text).not.toMatch(/hunter2|at |\.ts/);
+      expect(JSON.parse(text)).toEqual({
+        errors: [
+          {
+            status: 500,
+            title: 'Internal Server Error',
+            detail: 'The service failed to handle this request; it has been logged.',
+          },
+        ],
+      });
+    } finally {
+      await app.close();
+    }
   });
 
   it('keeps serving after every kind of bad request', async () => {
