@@ -92,6 +92,8 @@ async function main(): Promise<void> {
     // The one token ever printed: the local demo store's own, for the person who started it.
     console.log('  demo token (1 hour; GraphiQL already sends it):');
     console.log(`    Authorization: Bearer ${demoToken}`);
+  } else {
+    console.log('  send your v2 token as "Authorization: Bearer <token>"; it is forwarded as is');
   }
 
   // SIGTERM/SIGINT: /readyz turns 503, no new connections, in-flight requests finish, then
