@@ -70,6 +70,12 @@ export function isValidId(value: unknown): value is string {
  */
 export function normalizeTimestamp(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
+  // Fast path for what the upstream sends on every row: already canonical (Feb 30 fails here,
+  // since Date rolls it over to another rendering, and takes the full check below).
+  if (CANONICAL_ISO.test(value)) {
+    const ms = Date.parse(value);
+    if (!Number.isNaN(ms) && new Date(ms).toISOString() === value) return value;
+  }
   const match = ISO_PATTERN.exec(value);
   if (!match) return undefined;
   const [, year, month, day, hour, minute, second] = match;
