@@ -123,25 +123,27 @@ export function customApiRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const allowUpserts = optionalBoolean(data, 'allow_upserts') ?? false;
       const id = newId();
       const now = ctx.timestamp();
-      const row = db.transaction(() => {
-        checkUnique(db, request.store.id, id, slug, apiType);
-        db.prepare(
-          `INSERT INTO custom_apis
+      const row = db
+        .transaction(() => {
+          checkUnique(db, request.store.id, id, slug, apiType);
+          db.prepare(
+            `INSERT INTO custom_apis
              (id, store_id, name, description, slug, api_type, allow_upserts, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          id,
-          request.store.id,
-          name,
-          description,
-          slug,
-          apiType,
-          allowUpserts ? 1 : 0,
-          now,
-          now,
-        );
-        return findCustomApiById(db, request.store.id, id);
-      })();
+          ).run(
+            id,
+            request.store.id,
+            name,
+            description,
+            slug,
+            apiType,
+            allowUpserts ? 1 : 0,
+            now,
+            now,
+          );
+          return findCustomApiById(db, request.store.id, id);
+        })
+        .immediate();
       reply.code(201).header('location', `/v2${base}/${id}`);
       return { data: customApiJson(row) };
     });
@@ -175,29 +177,31 @@ export function customApiRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const slug = optionalString(data, 'slug', { pattern: SLUG_PATTERN });
       const apiType = optionalString(data, 'api_type', { pattern: API_TYPE_PATTERN });
       const allowUpserts = optionalBoolean(data, 'allow_upserts');
-      const row = db.transaction(() => {
-        const current = findCustomApiById(db, request.store.id, id);
-        if (apiType !== undefined && apiType !== current.api_type) {
-          throw badRequest(
-            `api_type cannot be changed (it is the type of every entry); it is "${current.api_type}".`,
-            'data.api_type',
-          );
-        }
-        checkUnique(db, request.store.id, id, slug);
-        db.prepare(
-          `UPDATE custom_apis SET name = ?, description = ?, slug = ?, allow_upserts = ?,
+      const row = db
+        .transaction(() => {
+          const current = findCustomApiById(db, request.store.id, id);
+          if (apiType !== undefined && apiType !== current.api_type) {
+            throw badRequest(
+              `api_type cannot be changed (it is the type of every entry); it is "${current.api_type}".`,
+              'data.api_type',
+            );
+          }
+          checkUnique(db, request.store.id, id, slug);
+          db.prepare(
+            `UPDATE custom_apis SET name = ?, description = ?, slug = ?, allow_upserts = ?,
              updated_at = ? WHERE store_id = ? AND id = ?`,
-        ).run(
-          name ?? current.name,
-          description ?? current.description,
-          slug ?? current.slug,
-          allowUpserts === undefined ? current.allow_upserts : allowUpserts ? 1 : 0,
-          ctx.timestamp(),
-          request.store.id,
-          id,
-        );
-        return findCustomApiById(db, request.store.id, id);
-      })();
+          ).run(
+            name ?? current.name,
+            description ?? current.description,
+            slug ?? current.slug,
+            allowUpserts === undefined ? current.allow_upserts : allowUpserts ? 1 : 0,
+            ctx.timestamp(),
+            request.store.id,
+            id,
+          );
+          return findCustomApiById(db, request.store.id, id);
+        })
+        .immediate();
       return { data: customApiJson(row) };
     });
 

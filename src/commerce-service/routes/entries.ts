@@ -255,42 +255,45 @@ export function entryRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const api = resolve(request);
         const id = entryIdOf(request);
         const patch = attributesOf(request.body, api);
-        // Read, check and write in one transaction: nothing can change the row in between,
-        // and the conditional UPDATE is a second guard should another connection write.
-        const result = db.transaction((): { status: number; row: EntryRow } => {
-          const current = findEntry(api, id);
-          checkIfMatch(request, current);
-          if (!current) {
-            if (api.allow_upserts !== 1) {
-              throw notFound(
-                `No ${api.api_type} entry with id ${id} (this Custom API does not allow upserts).`,
-              );
+        // Read, check and write in one IMMEDIATE transaction (the write lock is taken before
+        // the read), so nothing can change the row in between, not even another connection;
+        // the conditional UPDATE is a second guard.
+        const result = db
+          .transaction((): { status: number; row: EntryRow } => {
+            const current = findEntry(api, id);
+            checkIfMatch(request, current);
+            if (!current) {
+              if (api.allow_upserts !== 1) {
+                throw notFound(
+                  `No ${api.api_type} entry with id ${id} (this Custom API does not allow upserts).`,
+                );
+              }
+              checkSize(patch);
+              const row = newRow(api, id, patch);
+              sql.insert.run(row);
+              return { status: 201, row };
             }
-            checkSize(patch);
-            const row = newRow(api, id, patch);
-            sql.insert.run(row);
-            return { status: 201, row };
-          }
-          const attributes = { ...(JSON.parse(current.data) as JsonObject), ...patch };
-          const size = checkSize(attributes);
-          const version = current.resource_version + 1;
-          const updatedAt = ctx.timestamp();
-          const data = JSON.stringify(attributes);
-          const row: EntryRow = {
-            ...current,
-            data,
-            data_size: size,
-            resource_version: version,
-            etag_id: entryEtag(id, version, updatedAt, data),
-            updated_at: updatedAt,
-          };
-          const { changes } = sql.update.run({
-            ...row,
-            expected_version: current.resource_version,
-          });
-          if (changes !== 1) throw preconditionFailed('The entry changed during this update.');
-          return { status: 200, row };
-        })();
+            const attributes = { ...(JSON.parse(current.data) as JsonObject), ...patch };
+            const size = checkSize(attributes);
+            const version = current.resource_version + 1;
+            const updatedAt = ctx.timestamp();
+            const data = JSON.stringify(attributes);
+            const row: EntryRow = {
+              ...current,
+              data,
+              data_size: size,
+              resource_version: version,
+              etag_id: entryEtag(id, version, updatedAt, data),
+              updated_at: updatedAt,
+            };
+            const { changes } = sql.update.run({
+              ...row,
+              expected_version: current.resource_version,
+            });
+            if (changes !== 1) throw preconditionFailed('The entry changed during this update.');
+            return { status: 200, row };
+          })
+          .immediate();
         return sendEntry(reply, result.status, result.row, api);
       });
 
@@ -302,7 +305,7 @@ export function entryRoutes(ctx: ServiceContext): FastifyPluginAsync {
           if (!current) throw notFound(`No ${api.api_type} entry with id ${id}.`);
           checkIfMatch(request, current);
           sql.remove.run(api.store_id, api.id, id, current.resource_version);
-        })();
+        }).immediate();
         return reply.code(204).send();
       });
     };
