@@ -15,7 +15,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: string; Output: string };
     JSONObject: { Input: JsonObject; Output: JsonObject };
   };
-  Connection: { totalCount: number };
+  Connection: { totalCount: number; pinnedAt: string };
   DefaultFieldNullability: false;
   DefaultEdgesNullability: { list: false; items: false };
   DefaultNodeNullability: false;
@@ -86,5 +86,16 @@ builder.globalConnectionField('totalCount', (t) =>
   t.int({
     description: 'Items in the whole list after filters (upstream `meta.results.total`).',
     resolve: (parent) => parent.totalCount,
+  }),
+);
+
+builder.globalConnectionField('pinnedAt', (t) =>
+  t.field({
+    type: 'DateTime',
+    description:
+      'The upper bound this walk of the list was pinned to at its first page: items created ' +
+      '(for sortKey UPDATED_AT: updated) after it are left out of every page of the walk, so ' +
+      'pages never shift. For incremental sync, pass it as `updatedSince` next time.',
+    resolve: (parent) => parent.pinnedAt,
   }),
 );
