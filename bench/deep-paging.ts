@@ -11,7 +11,9 @@
  *      is at most 1.5), with the service answering at once and with 20 ms of added latency.
  * The commerce service runs in a child process, as an upstream would: the gateway's parallel
  * page fetches can only overlap when the upstream's work happens elsewhere (in one process the
- * event loop would serialise them). `BENCH_ORDERS` overrides the size.
+ * event loop would serialise them). `BENCH_ORDERS`, `BENCH_WALKS`, `BENCH_SIZE_RUNS`,
+ * `BENCH_LATENCIES` (ms, comma-separated) and `BENCH_CONCURRENCY` (the planner's; default 4)
+ * override the defaults.
  * Run: npx tsx bench/deep-paging.ts
  */
 import { fork } from 'node:child_process';
@@ -72,7 +74,13 @@ async function main(): Promise<void> {
     child.once('message', (message) => resolve(String(message)));
     child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
   });
-  const gateway = createGateway({ upstreamUrl: serviceUrl, graphiql: false, logger: false });
+  const concurrency = process.env.BENCH_CONCURRENCY;
+  const gateway = createGateway({
+    upstreamUrl: serviceUrl,
+    graphiql: false,
+    logger: false,
+    ...(concurrency ? { paging: { concurrency: Number(concurrency) } } : {}),
+  });
   const server = createServer(gateway);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const gatewayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
@@ -135,23 +143,25 @@ async function main(): Promise<void> {
       if (seen !== ORDERS) throw new Error(`walk saw ${seen} orders, expected ${ORDERS}`);
       totals.push(performance.now() - started);
     }
-    console.log(`\nfull walk of ${ORDERS} orders at first: 1000 (${WALKS} walks, medians)`);
-    console.table({
-      'early pages (offset, < 10,000)': {
-        pages: early.length,
-        'median latency': ms(median(early)),
-      },
-      'deep pages (keyset)': { pages: deep.length, 'median latency': ms(median(deep)) },
-      'last pages (offset from the back)': {
-        pages: back.length,
-        'median latency': ms(median(back)),
-      },
-      'whole walk': {
-        pages: early.length + deep.length + back.length,
-        'median latency': ms(median(totals)),
-      },
-    });
-    console.log(`deep / early page latency: ${(median(deep) / median(early)).toFixed(2)}`);
+    if (WALKS > 0) {
+      console.log(`\nfull walk of ${ORDERS} orders at first: 1000 (${WALKS} walks, medians)`);
+      console.table({
+        'early pages (offset, < 10,000)': {
+          pages: early.length,
+          'median latency': ms(median(early)),
+        },
+        'deep pages (keyset)': { pages: deep.length, 'median latency': ms(median(deep)) },
+        'last pages (offset from the back)': {
+          pages: back.length,
+          'median latency': ms(median(back)),
+        },
+        'whole walk': {
+          pages: early.length + deep.length + back.length,
+          'median latency': ms(median(totals)),
+        },
+      });
+      console.log(`deep / early page latency: ${(median(deep) / median(early)).toFixed(2)}`);
+    }
 
     // 2. first: 500 vs first: 100 in the offset region, alternated at the same positions.
     const cursors: (string | null)[] = [null];
@@ -173,7 +183,7 @@ async function main(): Promise<void> {
       }
       rows[`upstream +${latency} ms`] = {
         'first: 100 (1 call)': ms(median(t100)),
-        'first: 500 (5 calls, 4 in flight)': ms(median(t500)),
+        [`first: 500 (5 calls, ${concurrency ?? 4} in flight)`]: ms(median(t500)),
         ratio: (median(t500) / median(t100)).toFixed(2),
       };
     }
