@@ -76,10 +76,22 @@ export function standardListSpec(overrides: Partial<ListSpec> = {}): ListSpec {
   };
 }
 
+/** A comparison of one column with one text value, as SQL will evaluate it. */
+export interface RangeComparison {
+  column: string;
+  op: '=' | '>' | '>=' | '<' | '<=';
+  value: string;
+}
+
 /** One parsed filter clause as SQL: a condition with `?` placeholders and its parameters. */
 export interface SqlCondition {
   sql: string;
   params: unknown[];
+  /**
+   * Set when the clause is exactly `column op value` (sql `${column} ${op} ?`) on a text value:
+   * what the count shortcut and the index choice of the page query reason about.
+   */
+  range?: RangeComparison;
 }
 
 export interface ListQuery {
@@ -239,7 +251,9 @@ function toCondition(clause: string, spec: ListSpec): SqlCondition {
     return { sql: `${col} LIKE ? ESCAPE '\\'`, params: [likePattern(String(value))] };
   }
   let bound: string | number;
-  let sqlOp = { eq: '=', gt: '>', ge: '>=', lt: '<', le: '<=' }[op];
+  let sqlOp: RangeComparison['op'] = ({ eq: '=', gt: '>', ge: '>=', lt: '<', le: '<=' } as const)[
+    op
+  ];
   if (typeof value === 'object') {
     bound = value.ms;
     if (!value.exact) {
@@ -252,7 +266,9 @@ function toCondition(clause: string, spec: ListSpec): SqlCondition {
   } else {
     bound = value;
   }
-  return { sql: `${col} ${sqlOp} ?`, params: [bound] };
+  const sql = `${col} ${sqlOp} ?`;
+  if (typeof bound !== 'string') return { sql, params: [bound] };
+  return { sql, params: [bound], range: { column: col, op: sqlOp, value: bound } };
 }
 
 /**
@@ -350,27 +366,198 @@ export function buildListSql(
   idColumn = 'id',
 ): ListSql {
   const where: string[] = [];
+  const pageWhere: string[] = [];
   const params: unknown[] = [];
   for (const [column, value] of Object.entries(scope)) {
     where.push(`${assertIdentifier(column)} = ?`);
+    pageWhere.push(`${assertIdentifier(column)} = ?`);
     params.push(value);
   }
+  const sortColumn = assertIdentifier(query.sortColumn);
+  const tie = assertIdentifier(idColumn);
+  // A range on the sort column, or on the tie column under an equality on the sort column (the
+  // keyset form eq(created_at,T):gt(id,X)), is a range of the sort index. A range on any other
+  // column (the gateway's pin le(created_at,…) under sort=id) would tempt SQLite into that
+  // column's index and a temporary sort of everything it matches, which is nearly the whole
+  // store; the unary `+` keeps the term a plain check on the rows the sort index yields.
+  const sortEquality = query.conditions.some(
+    (c) => c.range?.column === sortColumn && c.range.op === '=',
+  );
   for (const condition of query.conditions) {
     where.push(condition.sql);
     params.push(...condition.params);
+    const range = condition.range;
+    const offIndex =
+      range !== undefined &&
+      range.op !== '=' &&
+      range.column !== sortColumn &&
+      !(range.column === tie && sortEquality);
+    pageWhere.push(offIndex ? `+${condition.sql}` : condition.sql);
   }
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const pageWhereSql = pageWhere.length > 0 ? `WHERE ${pageWhere.join(' AND ')}` : '';
   const dir = query.descending ? 'DESC' : 'ASC';
-  const sortColumn = assertIdentifier(query.sortColumn);
-  const tie = assertIdentifier(idColumn);
   const order = sortColumn === tie ? `${sortColumn} ${dir}` : `${sortColumn} ${dir}, ${tie} ${dir}`;
   const from = assertIdentifier(table);
   return {
-    sql: `SELECT ${columns} FROM ${from} ${whereSql} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    sql: `SELECT ${columns} FROM ${from} ${pageWhereSql} ORDER BY ${order} LIMIT ? OFFSET ?`,
     params: [...params, query.limit, query.offset],
     countSql: `SELECT count(*) FROM ${from} ${whereSql}`,
     countParams: params,
   };
+}
+
+/** The bounds of `lo ≺ column ≺ hi`; a missing side is unbounded. */
+interface ColumnInterval {
+  column: string;
+  lo?: { value: string; inclusive: boolean };
+  hi?: { value: string; inclusive: boolean };
+  /** No value can satisfy every clause (e.g. gt(c,5):lt(c,3)). */
+  empty: boolean;
+}
+
+/** SQLite's BINARY order of text: memcmp of the UTF-8 bytes (JS `<` compares UTF-16 units). */
+function compareText(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/**
+ * When every condition compares the same column of `columns` with a text value, the matching
+ * rows are exactly those inside one interval of that column: the intersection of the clauses.
+ * Otherwise undefined.
+ */
+export function singleColumnInterval(
+  conditions: SqlCondition[],
+  columns: readonly string[],
+): ColumnInterval | undefined {
+  const first = conditions[0]?.range;
+  if (!first || !columns.includes(first.column)) return undefined;
+  const interval: ColumnInterval = { column: first.column, empty: false };
+  for (const condition of conditions) {
+    const range = condition.range;
+    if (!range || range.column !== first.column) return undefined;
+    const { op, value } = range;
+    if (op === '=' || op === '>' || op === '>=') {
+      const inclusive = op !== '>';
+      const cmp = interval.lo ? compareText(value, interval.lo.value) : 1;
+      if (cmp > 0) interval.lo = { value, inclusive };
+      else if (cmp === 0 && interval.lo && !inclusive) interval.lo.inclusive = false;
+    }
+    if (op === '=' || op === '<' || op === '<=') {
+      const inclusive = op !== '<';
+      const cmp = interval.hi ? compareText(value, interval.hi.value) : -1;
+      if (cmp < 0) interval.hi = { value, inclusive };
+      else if (cmp === 0 && interval.hi && !inclusive) interval.hi.inclusive = false;
+    }
+  }
+  if (interval.lo && interval.hi) {
+    const cmp = compareText(interval.lo.value, interval.hi.value);
+    interval.empty = cmp > 0 || (cmp === 0 && !(interval.lo.inclusive && interval.hi.inclusive));
+  }
+  return interval;
+}
+
+/** A rough position of a key on a number line, for guessing which side of a bound is bigger. */
+function keyPosition(value: string): number {
+  if (/^\d{4}-\d\d-\d\dT/.test(value)) {
+    const ms = Date.parse(value);
+    if (!Number.isNaN(ms)) return ms;
+  }
+  const hex = value.replace(/-/g, '').slice(0, 12);
+  if (/^[0-9a-f]{12}$/.test(hex)) return Number.parseInt(hex, 16);
+  let position = 0;
+  for (let i = 0; i < 4; i++) position = position * 65_536 + (value.charCodeAt(i) || 0);
+  return position;
+}
+
+/** Rows each side (and the inside) is first counted up to, before committing to one side. */
+const PROBE_ROWS = 512;
+
+/**
+ * results.total of a filter that is one interval of an indexed column, exactly, at the cost of
+ * the smaller of the two ways to count it. `total` is the unfiltered count (a kept counter).
+ * The rows of the scope split into three disjoint sets along the column's index: below the
+ * interval, inside it, above it; so inside = total − below − above whenever the interval is
+ * not empty. Each side is first counted with a LIMIT (a bounded index range scan); when neither
+ * way finishes within it, the bounds' positions between the column's min and max pick the side
+ * to count in full. That guess only decides the cost; each way of counting is exact.
+ */
+function countInterval(
+  db: Db,
+  from: string,
+  scopeSql: string,
+  scopeParams: unknown[],
+  interval: ColumnInterval,
+  countSql: string,
+  countParams: unknown[],
+  total: number,
+): number {
+  if (interval.empty || total === 0) return 0;
+  const col = assertIdentifier(interval.column);
+  const { lo, hi } = interval;
+  const belowSql = lo ? `${col} ${lo.inclusive ? '<' : '<='} ?` : undefined;
+  const aboveSql = hi ? `${col} ${hi.inclusive ? '>' : '>='} ?` : undefined;
+  const bounded = (condition: string, value: string, limit: number): number =>
+    limit <= 0
+      ? 0
+      : Number(
+          cachedStatement(
+            db,
+            `SELECT count(*) FROM (SELECT 1 FROM ${from} WHERE ${scopeSql} AND ${condition} LIMIT ?)`,
+          )
+            .pluck(true)
+            .get(...scopeParams, value, limit),
+        );
+  const full = (condition: string, value: string): number =>
+    Number(
+      cachedStatement(db, `SELECT count(*) FROM ${from} WHERE ${scopeSql} AND ${condition}`)
+        .pluck(true)
+        .get(...scopeParams, value),
+    );
+
+  const below = belowSql && lo ? bounded(belowSql, lo.value, PROBE_ROWS) : 0;
+  if (below < PROBE_ROWS) {
+    const above = aboveSql && hi ? bounded(aboveSql, hi.value, PROBE_ROWS - below) : 0;
+    if (below + above < PROBE_ROWS) return total - below - above;
+  }
+  // The filter's own count(*), capped: `SELECT count(*) FROM t WHERE …` → `SELECT 1 …`.
+  const matching = countSql.replace(/^SELECT count\(\*\)/, 'SELECT 1');
+  const inside = Number(
+    cachedStatement(db, `SELECT count(*) FROM (${matching} LIMIT ?)`)
+      .pluck(true)
+      .get(...countParams, PROBE_ROWS),
+  );
+  if (inside < PROBE_ROWS) return inside;
+
+  // Both ways are past the probe: guess the larger side from where the bounds lie.
+  const edge = (dir: 'ASC' | 'DESC') =>
+    cachedStatement(
+      db,
+      `SELECT ${col} FROM ${from} WHERE ${scopeSql} ORDER BY ${col} ${dir} LIMIT 1`,
+    )
+      .pluck(true)
+      .get(...scopeParams);
+  const min = edge('ASC');
+  const max = edge('DESC');
+  if (typeof min === 'string' && typeof max === 'string') {
+    const start = keyPosition(min);
+    const span = keyPosition(max) - start;
+    const at = (value: string | undefined, fallback: number) =>
+      value === undefined || span <= 0
+        ? fallback
+        : Math.min(1, Math.max(0, (keyPosition(value) - start) / span));
+    const insideShare = at(hi?.value, 1) - at(lo?.value, 0);
+    if (insideShare > 0.5) {
+      const outsideBelow = belowSql && lo ? full(belowSql, lo.value) : 0;
+      const outsideAbove = aboveSql && hi ? full(aboveSql, hi.value) : 0;
+      return total - outsideBelow - outsideAbove;
+    }
+  }
+  return Number(
+    cachedStatement(db, countSql)
+      .pluck(true)
+      .get(...countParams),
+  );
 }
 
 export interface ListLinks {
@@ -451,8 +638,74 @@ export interface ListResourcesOptions<Row, Item> {
   spec: ListSpec;
   /** Turns a row into the JSON item. */
   map: (row: Row) => Item;
-  /** Total of the unfiltered list when it is kept elsewhere (a counter); default count(*). */
+  /**
+   * Total of the unfiltered list when it is kept elsewhere (a counter). Default: the
+   * store_row_counts counter for the tables that have one (scope `{ store_id }`), else count(*).
+   */
   countAll?: () => number;
+}
+
+/** Tables whose per-store row count triggers keep in store_row_counts (migration 0300). */
+const STORE_COUNTED_TABLES = new Set(['orders', 'files', 'accounts']);
+
+function keptTotal<Row, Item>(
+  options: ListResourcesOptions<Row, Item>,
+): (() => number) | undefined {
+  if (options.countAll) return options.countAll;
+  const scopeKeys = Object.keys(options.scope);
+  const storeId = options.scope.store_id;
+  if (!STORE_COUNTED_TABLES.has(options.table) || scopeKeys.length !== 1 || storeId === undefined) {
+    return undefined;
+  }
+  const { db, table } = options;
+  return () =>
+    Number(
+      cachedStatement(
+        db,
+        'SELECT row_count FROM store_row_counts WHERE store_id = ? AND table_name = ?',
+      )
+        .pluck(true)
+        .get(storeId, table) ?? 0,
+    );
+}
+
+/**
+ * results.total: the kept counter when unfiltered; for a filter that is one interval of an
+ * indexed column, total minus what lies outside it when that is cheaper (`countInterval`);
+ * otherwise count(*) of the filter.
+ */
+export function countResults(
+  db: Db,
+  table: string,
+  scope: Record<string, string | number>,
+  query: ListQuery,
+  built: ListSql,
+  spec: ListSpec,
+  countAll: (() => number) | undefined,
+): number {
+  const direct = () =>
+    Number(
+      cachedStatement(db, built.countSql)
+        .pluck(true)
+        .get(...built.countParams),
+    );
+  if (!countAll) return direct();
+  if (query.conditions.length === 0) return countAll();
+  const indexed = [...Object.values(spec.sorts), spec.idColumn ?? 'id'];
+  const interval = singleColumnInterval(query.conditions, indexed);
+  if (!interval) return direct();
+  const scopeColumns = Object.keys(scope).map((c) => `${assertIdentifier(c)} = ?`);
+  if (scopeColumns.length === 0) return direct();
+  return countInterval(
+    db,
+    assertIdentifier(table),
+    scopeColumns.join(' AND '),
+    Object.values(scope),
+    interval,
+    built.countSql,
+    built.countParams,
+    countAll(),
+  );
 }
 
 /**
@@ -481,16 +734,10 @@ export function listResources<Row, Item>(
     query,
     spec.idColumn ?? 'id',
   );
+  const countAll = keptTotal(options);
   const read = db.transaction(() => {
     const rows = cachedStatement(db, built.sql).all(...built.params) as Row[];
-    const total =
-      query.conditions.length === 0 && options.countAll
-        ? options.countAll()
-        : Number(
-            cachedStatement(db, built.countSql)
-              .pluck(true)
-              .get(...built.countParams),
-          );
+    const total = countResults(db, options.table, options.scope, query, built, spec, countAll);
     return { rows, total };
   });
   const { rows, total } = read();

@@ -243,4 +243,75 @@ export const migrations: Migration[] = [
       END;
     `,
   },
+  {
+    // listing-perf: per-store row counters for the big lists, so an unfiltered results.total
+    // is one lookup and a filtered one can be counted as total minus the rows outside the
+    // filter's index interval (listing.ts). Same shape as custom_api_entry_counts: a table
+    // with no children, so the trigger's upsert stays O(1) under foreign keys.
+    id: '0300-listing-row-counts',
+    sql: `
+      CREATE TABLE store_row_counts (
+        store_id TEXT NOT NULL,
+        table_name TEXT NOT NULL,
+        row_count INTEGER NOT NULL,
+        PRIMARY KEY (store_id, table_name)
+      ) WITHOUT ROWID;
+      INSERT INTO store_row_counts (store_id, table_name, row_count)
+        SELECT store_id, 'orders', count(*) FROM orders GROUP BY store_id
+        UNION ALL SELECT store_id, 'files', count(*) FROM files GROUP BY store_id
+        UNION ALL SELECT store_id, 'accounts', count(*) FROM accounts GROUP BY store_id;
+
+      CREATE TRIGGER orders_row_count_insert AFTER INSERT ON orders BEGIN
+        INSERT INTO store_row_counts (store_id, table_name, row_count)
+        VALUES (NEW.store_id, 'orders', 1)
+        ON CONFLICT (store_id, table_name) DO UPDATE SET row_count = row_count + 1;
+      END;
+      CREATE TRIGGER orders_row_count_delete AFTER DELETE ON orders BEGIN
+        UPDATE store_row_counts SET row_count = row_count - 1
+        WHERE store_id = OLD.store_id AND table_name = 'orders';
+      END;
+      CREATE TRIGGER orders_row_count_move AFTER UPDATE OF store_id ON orders
+      WHEN NEW.store_id IS NOT OLD.store_id BEGIN
+        UPDATE store_row_counts SET row_count = row_count - 1
+        WHERE store_id = OLD.store_id AND table_name = 'orders';
+        INSERT INTO store_row_counts (store_id, table_name, row_count)
+        VALUES (NEW.store_id, 'orders', 1)
+        ON CONFLICT (store_id, table_name) DO UPDATE SET row_count = row_count + 1;
+      END;
+      CREATE TRIGGER files_row_count_insert AFTER INSERT ON files BEGIN
+        INSERT INTO store_row_counts (store_id, table_name, row_count)
+        VALUES (NEW.store_id, 'files', 1)
+        ON CONFLICT (store_id, table_name) DO UPDATE SET row_count = row_count + 1;
+      END;
+      CREATE TRIGGER files_row_count_delete AFTER DELETE ON files BEGIN
+        UPDATE store_row_counts SET row_count = row_count - 1
+        WHERE store_id = OLD.store_id AND table_name = 'files';
+      END;
+      CREATE TRIGGER files_row_count_move AFTER UPDATE OF store_id ON files
+      WHEN NEW.store_id IS NOT OLD.store_id BEGIN
+        UPDATE store_row_counts SET row_count = row_count - 1
+        WHERE store_id = OLD.store_id AND table_name = 'files';
+        INSERT INTO store_row_counts (store_id, table_name, row_count)
+        VALUES (NEW.store_id, 'files', 1)
+        ON CONFLICT (store_id, table_name) DO UPDATE SET row_count = row_count + 1;
+      END;
+      CREATE TRIGGER accounts_row_count_insert AFTER INSERT ON accounts BEGIN
+        INSERT INTO store_row_counts (store_id, table_name, row_count)
+        VALUES (NEW.store_id, 'accounts', 1)
+        ON CONFLICT (store_id, table_name) DO UPDATE SET row_count = row_count + 1;
+      END;
+      CREATE TRIGGER accounts_row_count_delete AFTER DELETE ON accounts BEGIN
+        UPDATE store_row_counts SET row_count = row_count - 1
+        WHERE store_id = OLD.store_id AND table_name = 'accounts';
+      END;
+      CREATE TRIGGER accounts_row_count_move AFTER UPDATE OF store_id ON accounts
+      WHEN NEW.store_id IS NOT OLD.store_id BEGIN
+        UPDATE store_row_counts SET row_count = row_count - 1
+        WHERE store_id = OLD.store_id AND table_name = 'accounts';
+        INSERT INTO store_row_counts (store_id, table_name, row_count)
+        VALUES (NEW.store_id, 'accounts', 1)
+        ON CONFLICT (store_id, table_name) DO UPDATE SET row_count = row_count + 1;
+      END;
+    `,
+  },
 ];

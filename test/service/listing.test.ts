@@ -78,9 +78,17 @@ describe('parseListQuery', () => {
       25,
     );
     expect(query.conditions).toEqual([
-      { sql: 'created_at >= ?', params: ['2025-01-02T02:04:05.000Z'] },
-      { sql: 'updated_at < ?', params: ['2025-02-01T00:00:00.000Z'] },
-      { sql: 'id = ?', params: ['abc'] },
+      {
+        sql: 'created_at >= ?',
+        params: ['2025-01-02T02:04:05.000Z'],
+        range: { column: 'created_at', op: '>=', value: '2025-01-02T02:04:05.000Z' },
+      },
+      {
+        sql: 'updated_at < ?',
+        params: ['2025-02-01T00:00:00.000Z'],
+        range: { column: 'updated_at', op: '<', value: '2025-02-01T00:00:00.000Z' },
+      },
+      { sql: 'id = ?', params: ['abc'], range: { column: 'id', op: '=', value: 'abc' } },
       { sql: "name LIKE ? ESCAPE '\\'", params: ['a:b%'] },
     ]);
     expect(query).toMatchObject({ limit: 25, offset: 0, sort: '-created_at', descending: true });
