@@ -470,17 +470,22 @@ function keyPosition(value: string): number {
   return position;
 }
 
-/** Rows each side (and the inside) is first counted up to, before committing to one side. */
+/** Rows each way is first counted up to (a capped count costs ~2x a plain one per row). */
 const PROBE_ROWS = 512;
 
 /**
- * results.total of a filter that is one interval of an indexed column, exactly, at the cost of
- * the smaller of the two ways to count it. `total` is the unfiltered count (a kept counter).
- * The rows of the scope split into three disjoint sets along the column's index: below the
- * interval, inside it, above it; so inside = total − below − above whenever the interval is
- * not empty. Each side is first counted with a LIMIT (a bounded index range scan); when neither
- * way finishes within it, the bounds' positions between the column's min and max pick the side
- * to count in full. That guess only decides the cost; each way of counting is exact.
+ * results.total of a filter that is one interval of an indexed column, exactly, usually at the
+ * cost of the smaller of the two ways to count it. `total` is the unfiltered count (a kept
+ * counter). The rows of the scope split into three disjoint sets along the column's index:
+ * below the interval, inside it, above it; so inside = total − below − above whenever the
+ * interval is not empty.
+ *
+ * First both ways are counted with a LIMIT (bounded index range scans): a way that finishes
+ * under it is exact, which settles the common cases (a pin near now has almost nothing above
+ * it; a keyset page near the end has little inside). When both ways are larger, where the
+ * bounds lie between the column's min and max (two index seeks) guesses the smaller one, which
+ * is then counted with a plain count(*). The guess only decides the cost: a wrong one costs the
+ * larger way, never more than counting all the rows.
  */
 function countInterval(
   db: Db,
@@ -498,22 +503,30 @@ function countInterval(
   const belowSql = lo ? `${col} ${lo.inclusive ? '<' : '<='} ?` : undefined;
   const aboveSql = hi ? `${col} ${hi.inclusive ? '>' : '>='} ?` : undefined;
   const bounded = (condition: string, value: string, limit: number): number =>
-    limit <= 0
-      ? 0
-      : Number(
-          cachedStatement(
-            db,
-            `SELECT count(*) FROM (SELECT 1 FROM ${from} WHERE ${scopeSql} AND ${condition} LIMIT ?)`,
-          )
-            .pluck(true)
-            .get(...scopeParams, value, limit),
-        );
+    Number(
+      cachedStatement(
+        db,
+        `SELECT count(*) FROM (SELECT 1 FROM ${from} WHERE ${scopeSql} AND ${condition} LIMIT ?)`,
+      )
+        .pluck(true)
+        .get(...scopeParams, value, limit),
+    );
   const full = (condition: string, value: string): number =>
     Number(
       cachedStatement(db, `SELECT count(*) FROM ${from} WHERE ${scopeSql} AND ${condition}`)
         .pluck(true)
         .get(...scopeParams, value),
     );
+  const fullInside = () =>
+    Number(
+      cachedStatement(db, countSql)
+        .pluck(true)
+        .get(...countParams),
+    );
+  const fullOutside = () =>
+    total -
+    (belowSql && lo ? full(belowSql, lo.value) : 0) -
+    (aboveSql && hi ? full(aboveSql, hi.value) : 0);
 
   const below = belowSql && lo ? bounded(belowSql, lo.value, PROBE_ROWS) : 0;
   if (below < PROBE_ROWS) {
@@ -529,7 +542,6 @@ function countInterval(
   );
   if (inside < PROBE_ROWS) return inside;
 
-  // Both ways are past the probe: guess the larger side from where the bounds lie.
   const edge = (dir: 'ASC' | 'DESC') =>
     cachedStatement(
       db,
@@ -539,25 +551,15 @@ function countInterval(
       .get(...scopeParams);
   const min = edge('ASC');
   const max = edge('DESC');
-  if (typeof min === 'string' && typeof max === 'string') {
-    const start = keyPosition(min);
-    const span = keyPosition(max) - start;
-    const at = (value: string | undefined, fallback: number) =>
-      value === undefined || span <= 0
-        ? fallback
-        : Math.min(1, Math.max(0, (keyPosition(value) - start) / span));
-    const insideShare = at(hi?.value, 1) - at(lo?.value, 0);
-    if (insideShare > 0.5) {
-      const outsideBelow = belowSql && lo ? full(belowSql, lo.value) : 0;
-      const outsideAbove = aboveSql && hi ? full(aboveSql, hi.value) : 0;
-      return total - outsideBelow - outsideAbove;
-    }
-  }
-  return Number(
-    cachedStatement(db, countSql)
-      .pluck(true)
-      .get(...countParams),
-  );
+  if (typeof min !== 'string' || typeof max !== 'string') return fullInside();
+  const start = keyPosition(min);
+  const span = keyPosition(max) - start;
+  const at = (value: string | undefined, fallback: number) =>
+    value === undefined || span <= 0
+      ? fallback
+      : Math.min(1, Math.max(0, (keyPosition(value) - start) / span));
+  const insideShare = at(hi?.value, 1) - at(lo?.value, 0);
+  return insideShare > 0.5 ? fullOutside() : fullInside();
 }
 
 export interface ListLinks {
