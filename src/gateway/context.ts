@@ -25,8 +25,6 @@ export const ID_BATCH_SIZE = 100;
 
 export interface GatewayContext {
   readonly requestId: string;
-  /** Aborts when the client goes away or the operation deadline passes; given to every call. */
-  readonly signal: AbortSignal;
   readonly budget: CallBudget;
   /** Limits for the pagination planner, from the gateway options. */
   readonly paging: Partial<PagingLimits>;
@@ -88,8 +86,11 @@ export function createContextFactory(options: ContextFactoryOptions) {
     const incomingId = request.headers.get('x-request-id');
     const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     const deadlineAt = Date.now() + deadlineMs;
-    // Built on first use: a timer and a combined signal per request cost measurable CPU, and
-    // many operations (introspection, judged-bad input, no token) never call upstream.
+    // Aborts when the client goes away or the operation deadline passes; given to every upstream
+    // call. Built on first upstream use only: a timer and a combined signal per request cost
+    // measurable CPU, and many operations (introspection, judged-bad input, no token) never call
+    // upstream. It is deliberately not a context property: envelop copies the context with
+    // Object.assign, which would read a getter and build it for every request.
     let signal: AbortSignal | undefined;
     const getSignal = (): AbortSignal => {
       if (signal === undefined) {
@@ -134,9 +135,6 @@ export function createContextFactory(options: ContextFactoryOptions) {
     const context: GatewayContext = {
       requestId,
       paging: options.paging ?? {},
-      get signal() {
-        return getSignal();
-      },
       budget,
       get,
       async write(writeRequest) {
