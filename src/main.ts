@@ -13,6 +13,8 @@ import { createHealth } from './gateway/health.ts';
 import { createLogger } from './gateway/logging.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
 
+const DEMO_TOKEN_RENEW_MS = 50 * 60 * 1000;
+
 /** A client_credentials token of the demo store, for GraphiQL and the console. */
 async function fetchDemoToken(baseUrl: string, clientId: string, secret: string): Promise<string> {
   const response = await request(`${baseUrl}/oauth/access_token`, {
@@ -47,7 +49,19 @@ async function main(): Promise<void> {
     const servicePort = typeof address === 'object' && address ? address.port : port;
     upstreamUrl = `http://127.0.0.1:${servicePort}`;
     const demo = clients[0];
-    if (demo) demoToken = await fetchDemoToken(upstreamUrl, demo.id, demo.secret);
+    if (demo) {
+      const serviceUrl = upstreamUrl;
+      demoToken = await fetchDemoToken(serviceUrl, demo.id, demo.secret);
+      // Tokens live one hour: renew GraphiQL's well before, so a page opened later still works.
+      setInterval(() => {
+        fetchDemoToken(serviceUrl, demo.id, demo.secret).then(
+          (token) => {
+            demoToken = token;
+          },
+          (error: unknown) => console.error(`demo token renewal failed: ${String(error)}`),
+        );
+      }, DEMO_TOKEN_RENEW_MS).unref();
+    }
   }
 
   const g = config.gateway;
@@ -55,7 +69,7 @@ async function main(): Promise<void> {
   const health = createHealth({ upstreamUrl });
   const gateway = createGateway({
     upstreamUrl,
-    demoToken,
+    demoToken: () => demoToken,
     graphiql: g.graphiql,
     introspection: g.introspection,
     csrfPrevention: g.csrfPrevention,
@@ -90,7 +104,7 @@ async function main(): Promise<void> {
   console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
   if (demoToken !== undefined) {
     // The one token ever printed: the local demo store's own, for the person who started it.
-    console.log('  demo token (1 hour; GraphiQL already sends it):');
+    console.log('  demo token (valid 1 hour; GraphiQL already sends one, renewed every 50 min):');
     console.log(`    Authorization: Bearer ${demoToken}`);
   } else {
     console.log('  send your v2 token as "Authorization: Bearer <token>"; it is forwarded as is');

@@ -26,8 +26,11 @@ import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 export interface GatewayOptions {
   /** Base URL of the v2 service, without `/v2` (e.g. `http://127.0.0.1:4010`). */
   upstreamUrl: string;
-  /** A token put into GraphiQL's default headers, so a newcomer's first query works. */
-  demoToken?: string;
+  /**
+   * A token put into GraphiQL's default headers, so a newcomer's first query works. A function is
+   * asked on every GraphiQL page load, so a renewed token reaches the next reload.
+   */
+  demoToken?: string | (() => string | undefined);
   /** Serve GraphiQL on GET /graphql. Default true. */
   graphiql?: boolean;
   /** GraphQL endpoint path. Default `/graphql`. */
@@ -125,12 +128,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     graphqlEndpoint: options.graphqlEndpoint ?? '/graphql',
     landingPage: false,
     graphiql: graphiqlEnabled
-      ? {
-          title: 'commerce-gateway',
-          headers: options.demoToken
-            ? JSON.stringify({ Authorization: `Bearer ${options.demoToken}` })
-            : undefined,
-          defaultQuery: DEFAULT_QUERY,
+      ? () => {
+          const token =
+            typeof options.demoToken === 'function' ? options.demoToken() : options.demoToken;
+          return {
+            title: 'commerce-gateway',
+            headers: token ? JSON.stringify({ Authorization: `Bearer ${token}` }) : undefined,
+            defaultQuery: DEFAULT_QUERY,
+          };
         }
       : false,
     maskedErrors: {
