@@ -2,6 +2,7 @@
  * The one place that reads the environment. Everything else receives a typed config object,
  * so tests can build any configuration without touching process.env.
  */
+import { DEFAULT_PAGING_LIMITS } from './upstream/paging.ts';
 
 /** A client of the embedded commerce service; each client owns one store. */
 export interface ClientCredentials {
@@ -64,7 +65,7 @@ export interface GatewayConfig {
 export interface PagingConfigValues {
   /** Largest `first`/`last` of a connection field. `PAGING_MAX_FIRST`, default 1000, at most 10000. */
   maxFirst: number;
-  /** Upstream list calls in flight at once for one connection field. `PAGING_CONCURRENCY`, default 4. */
+  /** Upstream list calls in flight at once for one connection field. `PAGING_CONCURRENCY`, default 10. */
   concurrency: number;
   /**
    * How far behind now a walk's pinned upper bound lies. `PAGING_CONSISTENCY_BUFFER_MS`, default
@@ -231,7 +232,11 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
 }
 
 function pagingFromEnv(env: Env): PagingConfigValues {
-  const maxFirst = parseCount('PAGING_MAX_FIRST', env.PAGING_MAX_FIRST, 1000);
+  const maxFirst = parseCount(
+    'PAGING_MAX_FIRST',
+    env.PAGING_MAX_FIRST,
+    DEFAULT_PAGING_LIMITS.maxFirst,
+  );
   // Every page of a window must start within the upstream's 10,000-record offset limit.
   if (maxFirst > 10_000) {
     throw new ConfigError(`PAGING_MAX_FIRST must be at most 10000, got "${env.PAGING_MAX_FIRST}"`);
@@ -245,7 +250,10 @@ function pagingFromEnv(env: Env): PagingConfigValues {
   }
   return {
     maxFirst,
-    concurrency: Math.min(parseCount('PAGING_CONCURRENCY', env.PAGING_CONCURRENCY, 4), 64),
+    concurrency: Math.min(
+      parseCount('PAGING_CONCURRENCY', env.PAGING_CONCURRENCY, DEFAULT_PAGING_LIMITS.concurrency),
+      64,
+    ),
     consistencyBufferMs: buffer,
   };
 }

@@ -86,7 +86,9 @@ export const DEFAULT_PAGING_LIMITS: Readonly<PagingLimits> = Object.freeze({
   maxFirst: 1000,
   pageSize: 100,
   offsetLimit: 10_000,
-  concurrency: 4,
+  // One round for any page up to maxFirst (10 calls of 100): against a real upstream the wall
+  // time of `first: 1000` is then about one call's latency, not ceil(10 / concurrency) of them.
+  concurrency: 10,
   consistencyBufferMs: 0,
   defaultFirst: 25,
 });

@@ -74,7 +74,7 @@ describe('paging configuration from the environment', () => {
   it('reads the knobs, with defaults', () => {
     expect(loadConfig({}).gateway).toMatchObject({
       callBudget: 50,
-      paging: { maxFirst: 1000, concurrency: 4, consistencyBufferMs: 0 },
+      paging: { maxFirst: 1000, concurrency: 10, consistencyBufferMs: 0 },
     });
     const config = loadConfig({
       UPSTREAM_CALL_BUDGET: '80',

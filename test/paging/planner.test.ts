@@ -324,7 +324,7 @@ describe('call counts and concurrency', () => {
     const list = createFakeList(records, { delayMs: 10 });
     await paginate(options(list, { args: { first: 1000 } }));
     expect(list.calls).toHaveLength(10);
-    expect(list.maxInFlight).toBe(4);
+    expect(list.maxInFlight).toBe(10);
     list.reset();
     await paginate(options(list, { args: { first: 1000 }, limits: { concurrency: 2 } }));
     expect(list.maxInFlight).toBe(2);
