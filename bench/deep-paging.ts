@@ -29,6 +29,7 @@ import { openDatabase } from '../src/commerce-service/db.ts';
 import { seedDemoStore } from '../src/commerce-service/seed.ts';
 import { ensureStores } from '../src/commerce-service/stores.ts';
 import { createGateway } from '../src/gateway/create-gateway.ts';
+import { fetchClientToken } from '../src/oauth-client.ts';
 import { DEFAULT_PAGING_LIMITS } from '../src/upstream/paging.ts';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
@@ -86,16 +87,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const gatewayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
   try {
-    const tokenResponse = await fetch(`${serviceUrl}/oauth/access_token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: CLIENT.id,
-        client_secret: CLIENT.secret,
-      }).toString(),
-    });
-    const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+    const token = await fetchClientToken(serviceUrl, CLIENT);
     const page = async (first: number, after: string | null) => {
       const started = performance.now();
       const response = await fetch(gatewayUrl, {

@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { fetchClientToken } from '../src/oauth-client.ts';
 
 // Each mode runs a fixed number of requests (not a duration), so that no request is cut off
 // at the end and the upstream GETs per query are exact.
@@ -159,12 +160,7 @@ async function main(): Promise<void> {
   const gatewayPid = gateway.pid as number;
 
   // Data: one Custom API with 10 entries.
-  const tokenResponse = await fetch(`${serviceUrl}/oauth/access_token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: `grant_type=client_credentials&client_id=${CLIENT.id}&client_secret=${CLIENT.secret}`,
-  });
-  const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+  const token = await fetchClientToken(serviceUrl, CLIENT);
   const rest = async (path: string, body: unknown) => {
     const response = await fetch(`${serviceUrl}${path}`, {
       method: 'POST',

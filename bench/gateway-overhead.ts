@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { fetchClientToken } from '../src/oauth-client.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -302,17 +303,7 @@ async function main(): Promise<void> {
   const variants = JSON.parse(process.env.BENCH_VARIANTS ?? '[{"name":"gateway"}]') as Variant[];
   const service = spawnRole('service', []);
   const serviceUrl = (await nextJson(service.lines)).url as string;
-  const form = new URLSearchParams({
-    grant_type: 'client_credentials',
-    client_id: CLIENT.id,
-    client_secret: CLIENT.secret,
-  });
-  const tokenResponse = await fetch(`${serviceUrl}/oauth/access_token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: form.toString(),
-  });
-  const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+  const token = await fetchClientToken(serviceUrl, CLIENT);
   const api = await rest(`${serviceUrl}/v2/settings/extensions/custom-apis`, token, {
     data: { type: 'custom_api', name: 'Bench', slug: 'bench', api_type: 'bench_ext' },
   });

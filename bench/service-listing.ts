@@ -20,6 +20,7 @@ import { createCommerceService } from '../src/commerce-service/app.ts';
 import { openDatabase } from '../src/commerce-service/db.ts';
 import { buildListSql, parseListQuery, standardListSpec } from '../src/commerce-service/listing.ts';
 import { ensureStores } from '../src/commerce-service/stores.ts';
+import { fetchClientToken } from '../src/oauth-client.ts';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -80,16 +81,7 @@ async function main(): Promise<void> {
   const app = await createCommerceService({ dbPath, clients: [CLIENT], seed: false });
   try {
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
-    const tokenResponse = await fetch(`${url}/oauth/access_token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: CLIENT.id,
-        client_secret: CLIENT.secret,
-      }).toString(),
-    });
-    const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+    const token = await fetchClientToken(url, CLIENT);
     const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
 
     const base = `${url}/v2/extensions/bench`;

@@ -5,33 +5,15 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
-import { request } from 'undici';
 import { createCommerceService } from './commerce-service/app.ts';
 import { loadConfig } from './config.ts';
 import { createGateway } from './gateway/create-gateway.ts';
 import { createHealth } from './gateway/health.ts';
 import { createLogger } from './gateway/logging.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
+import { fetchClientToken } from './oauth-client.ts';
 
 const DEMO_TOKEN_RENEW_MS = 50 * 60 * 1000;
-
-/** A client_credentials token of the demo store, for GraphiQL and the console. */
-async function fetchDemoToken(baseUrl: string, clientId: string, secret: string): Promise<string> {
-  const response = await request(`${baseUrl}/oauth/access_token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: secret,
-    }).toString(),
-  });
-  const body = (await response.body.json()) as { access_token?: unknown };
-  if (response.statusCode !== 200 || typeof body.access_token !== 'string') {
-    throw new Error(`could not obtain a demo token (status ${response.statusCode})`);
-  }
-  return body.access_token;
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -51,10 +33,10 @@ async function main(): Promise<void> {
     const demo = clients[0];
     if (demo) {
       const serviceUrl = upstreamUrl;
-      demoToken = await fetchDemoToken(serviceUrl, demo.id, demo.secret);
+      demoToken = await fetchClientToken(serviceUrl, demo);
       // Tokens live one hour: renew GraphiQL's well before, so a page opened later still works.
       setInterval(() => {
-        fetchDemoToken(serviceUrl, demo.id, demo.secret).then(
+        fetchClientToken(serviceUrl, demo).then(
           (token) => {
             demoToken = token;
           },
