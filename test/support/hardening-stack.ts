@@ -9,6 +9,7 @@ import { createCommerceService } from '../../src/commerce-service/app.ts';
 import type { ClientCredentials } from '../../src/config.ts';
 import { createGateway, type GatewayOptions } from '../../src/gateway/create-gateway.ts';
 import { createLogger } from '../../src/gateway/logging.ts';
+import { fetchClientToken } from '../../src/oauth-client.ts';
 import { createFaultUpstream, type FaultUpstream } from './fault-upstream.ts';
 
 export interface HardeningStack {
@@ -103,17 +104,7 @@ export async function startHardeningStack(
     if (!pending) {
       const client = clients.find((c) => c.id === clientId);
       if (!client) throw new Error(`unknown client ${clientId}`);
-      pending = fetch(`${serviceUrl}/oauth/access_token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: client.id,
-          client_secret: client.secret,
-        }).toString(),
-      })
-        .then((r) => r.json() as Promise<{ access_token: string }>)
-        .then((b) => b.access_token);
+      pending = fetchClientToken(serviceUrl, client);
       tokens.set(clientId, pending);
     }
     return pending;
