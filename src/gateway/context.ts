@@ -5,6 +5,7 @@
  * another request's data or token.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import DataLoader from 'dataloader';
 import { type CallBudget, createCallBudget } from '../upstream/budget.ts';
 import {
@@ -96,6 +97,10 @@ export function createContextFactory(options: ContextFactoryOptions) {
       if (signal === undefined) {
         const deadline = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
         signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+        // Every upstream call in flight listens on it (one listener per attempt, removed after),
+        // and an operation may have as many in flight as its budget: Node's default of 10
+        // listeners would warn of a leak for any query with more than 10 calls at once.
+        setMaxListeners(budgetLimit + 10, signal);
       }
       return signal;
     };
