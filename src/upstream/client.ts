@@ -6,6 +6,7 @@
  * attempt and maps the answer to a typed error, so resilience (retries, breaker) can wrap it.
  */
 import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import type { CallBudget } from './budget.ts';
 import {
@@ -175,24 +176,39 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
   throw statusError(status, responseHeaders, text, context.authorization);
 };
 
-/** Reads a body to the end (so the socket goes back to the pool), bounded in size. */
-async function readBody(
-  stream: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
-  max: number,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += chunk.length;
-    if (size > max) {
-      stream.destroy();
-      throw new UpstreamUnavailableError('The commerce service sent an oversized response', {
-        reason: 'invalid-body',
-      });
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * Reads a body to the end (so the socket goes back to the pool), bounded in size. Listens for
+ * `data` events rather than iterating the stream: list pages are read for every connection
+ * field, and the async iterator costs a promise per chunk. A stream that closes before its end
+ * fails like the iterator would, with ERR_STREAM_PREMATURE_CLOSE.
+ */
+function readBody(stream: Readable, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        reject(
+          new UpstreamUnavailableError('The commerce service sent an oversized response', {
+            reason: 'invalid-body',
+          }),
+        );
+        stream.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.on('end', () => {
+      const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      resolve(whole.toString('utf8'));
+    });
+    // Settling twice is a no-op: after `end` or an error, `close` changes nothing.
+    stream.on('error', reject);
+    stream.on('close', () => {
+      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    });
+  });
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -15,7 +15,6 @@ const MAX_CURSOR_LENGTH = 1024;
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const ISO_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?(Z|[+-]\d{2}:\d{2})$/;
-const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export type SortDirection = 'asc' | 'desc';
 
@@ -62,6 +61,59 @@ export function isValidId(value: unknown): value is string {
   return typeof value === 'string' && ID_PATTERN.test(value);
 }
 
+/** Days in each month of a common year; February gets its leap day in `isCanonicalInstant`. */
+const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The number written by `count` ASCII digits at `at`, or -1 when one of them is not a digit. */
+function digitsAt(value: string, at: number, count: number): number {
+  let number = 0;
+  for (let i = at; i < at + count; i++) {
+    const digit = value.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    number = number * 10 + digit;
+  }
+  return number;
+}
+
+/**
+ * True when `value` is exactly `YYYY-MM-DDTHH:mm:ss.sssZ` naming a real instant (proleptic
+ * Gregorian calendar, hours 0–23, no leap second): precisely the strings that
+ * `new Date(Date.parse(value)).toISOString()` renders back unchanged. Checked with character
+ * codes, no regex and no Date, because it runs for every row of every list page.
+ */
+function isCanonicalInstant(value: string): boolean {
+  if (
+    value.length !== 24 ||
+    value.charCodeAt(4) !== 45 || // -
+    value.charCodeAt(7) !== 45 ||
+    value.charCodeAt(10) !== 84 || // T
+    value.charCodeAt(13) !== 58 || // :
+    value.charCodeAt(16) !== 58 ||
+    value.charCodeAt(19) !== 46 || // .
+    value.charCodeAt(23) !== 90 // Z
+  ) {
+    return false;
+  }
+  const year = digitsAt(value, 0, 4);
+  const month = digitsAt(value, 5, 2);
+  const day = digitsAt(value, 8, 2);
+  if (year < 0 || month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month] as number))) return false;
+  const hour = digitsAt(value, 11, 2);
+  const minute = digitsAt(value, 14, 2);
+  const second = digitsAt(value, 17, 2);
+  return (
+    hour >= 0 &&
+    hour <= 23 &&
+    minute >= 0 &&
+    minute <= 59 &&
+    second >= 0 &&
+    second <= 59 &&
+    digitsAt(value, 20, 3) >= 0
+  );
+}
+
 /**
  * Parses a strict ISO-8601 timestamp (date, time, at most millisecond precision, `Z` or an
  * offset) and renders it in the 24-character UTC form the upstream compares. Returns undefined
@@ -70,12 +122,8 @@ export function isValidId(value: unknown): value is string {
  */
 export function normalizeTimestamp(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  // Fast path for what the upstream sends on every row: already canonical (Feb 30 fails here,
-  // since Date rolls it over to another rendering, and takes the full check below).
-  if (CANONICAL_ISO.test(value)) {
-    const ms = Date.parse(value);
-    if (!Number.isNaN(ms) && new Date(ms).toISOString() === value) return value;
-  }
+  // Fast path for what the upstream sends on every row: already canonical.
+  if (isCanonicalInstant(value)) return value;
   const match = ISO_PATTERN.exec(value);
   if (!match) return undefined;
   const [, year, month, day, hour, minute, second] = match;
@@ -89,7 +137,7 @@ export function normalizeTimestamp(value: unknown): string | undefined {
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth) return undefined;
   if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined;
   const rendered = new Date(ms).toISOString();
-  return CANONICAL_ISO.test(rendered) ? rendered : undefined;
+  return isCanonicalInstant(rendered) ? rendered : undefined;
 }
 
 /** Canonical-form check for values that must already be normalized (cursor fields). */
@@ -103,20 +151,51 @@ export function filterHash(renderedClauses: readonly string[], updatedSince?: st
   return createHash('sha256').update(material).digest('base64url').slice(0, 16);
 }
 
-export function encodeCursor(identity: CursorIdentity, state: CursorState): string {
-  const wire: CursorWire = {
+/** Encodes the cursor of one record of one page; see `createCursorEncoder`. */
+export type CursorEncoder = (index: number, sortValue: string | undefined, id: string) => string;
+
+/**
+ * The cursor encoder of one page of one walk. A cursor is the base64url of its JSON wire form,
+ * and everything before the record's own fields (version, connection, sort, filters, pin) is the
+ * same for every edge of the page: that prefix is serialised once and the base64 of its whole
+ * 3-byte groups computed once, so each cursor encodes only a few dozen bytes. The strings are
+ * exactly those of encoding the whole JSON at once, since base64 encodes 3-byte groups alone.
+ */
+export function createCursorEncoder(
+  identity: CursorIdentity,
+  pin: string,
+  total: number,
+): CursorEncoder {
+  const head: Omit<CursorWire, 'i' | 'n' | 'id' | 's'> = {
     v: CURSOR_VERSION,
     c: identity.connection,
     k: identity.sortKey,
     d: identity.direction,
     f: identity.filterHash,
-    p: state.pin,
-    i: state.index,
-    n: state.total,
-    id: state.id,
+    p: pin,
   };
-  if (state.sortValue !== undefined) wire.s = state.sortValue;
-  return Buffer.from(JSON.stringify(wire), 'utf8').toString('base64url');
+  // The wire key order: v c k d f p, then i n id, then s when there is one.
+  const prefix = `${JSON.stringify(head).slice(0, -1)},"i":`;
+  const bytes = Buffer.from(prefix, 'utf8');
+  const aligned = bytes.length - (bytes.length % 3);
+  const headBase64 = bytes.subarray(0, aligned).toString('base64url');
+  // The prefix ends in ASCII (`"i":`), so its last 0–2 bytes are its last 0–2 characters.
+  const carry = prefix.slice(prefix.length - (bytes.length - aligned));
+  const middle = `,"n":${JSON.stringify(total)},"id":`;
+  return (index, sortValue, id) => {
+    let rest = `${carry}${JSON.stringify(index)}${middle}${JSON.stringify(id)}`;
+    if (sortValue !== undefined) rest += `,"s":${JSON.stringify(sortValue)}`;
+    return headBase64 + Buffer.from(`${rest}}`, 'utf8').toString('base64url');
+  };
+}
+
+/** One cursor on its own (tests, tools); pages use `createCursorEncoder`. */
+export function encodeCursor(identity: CursorIdentity, state: CursorState): string {
+  return createCursorEncoder(identity, state.pin, state.total)(
+    state.index,
+    state.sortValue,
+    state.id,
+  );
 }
 
 /**

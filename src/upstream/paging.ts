@@ -22,10 +22,11 @@
  */
 import type { CallBudget } from './budget.ts';
 import {
+  type CursorEncoder,
   type CursorIdentity,
   type CursorState,
+  createCursorEncoder,
   decodeCursor,
-  encodeCursor,
   filterHash,
   isValidId,
   normalizeTimestamp,
@@ -130,8 +131,14 @@ export interface PageInfo {
   endCursor: string | null;
 }
 
+/** One edge of a page. `cursor` is encoded when first read: most queries select no edge cursor. */
+export interface Edge<T> {
+  readonly cursor: string;
+  readonly node: T;
+}
+
 export interface Connection<T> {
-  edges: { cursor: string; node: T }[];
+  edges: Edge<T>[];
   pageInfo: PageInfo;
   /** Records in the walk's pinned set (results.total of the pinned, filtered list). */
   totalCount: number;
@@ -615,6 +622,39 @@ async function fetchWindow<T>(
 }
 
 /**
+ * An edge whose cursor is encoded on first read and then kept. GraphQL reads `cursor` only when
+ * the query selects it (the default resolver reads the property), so a page fetched for its
+ * nodes and `pageInfo.endCursor` encodes two cursors, not one per record.
+ */
+class LazyEdge<T> implements Edge<T> {
+  readonly node: T;
+  readonly #encoder: CursorEncoder;
+  readonly #index: number;
+  readonly #sortValue: string | undefined;
+  readonly #id: string;
+  #cursor: string | undefined;
+
+  constructor(
+    node: T,
+    encoder: CursorEncoder,
+    index: number,
+    sortValue: string | undefined,
+    id: string,
+  ) {
+    this.node = node;
+    this.#encoder = encoder;
+    this.#index = index;
+    this.#sortValue = sortValue;
+    this.#id = id;
+  }
+
+  get cursor(): string {
+    this.#cursor ??= this.#encoder(this.#index, this.#sortValue, this.#id);
+    return this.#cursor;
+  }
+}
+
+/**
  * Pages a connection. Throws BadUserInputError (no upstream call) for bad arguments, cursors or
  * filter values, and UpstreamBudgetExceededError (no upstream call) when the plan does not fit
  * the operation's budget.
@@ -702,17 +742,17 @@ export async function paginate<T>(options: PaginateOptions<T>): Promise<Connecti
   );
 
   const { total } = window;
+  const encoder = createCursorEncoder(identity, pin, total);
   const edges = window.rows.map((row, k) => {
     const runIndex = window.start + k;
     const index = backward ? total - 1 - runIndex : runIndex;
-    const state: CursorState = {
-      pin,
+    return new LazyEdge(
+      row.node,
+      encoder,
       index,
-      total,
-      sortValue: sortKey === 'id' ? undefined : row.pos.value,
-      id: row.pos.id,
-    };
-    return { cursor: encodeCursor(identity, state), node: row.node };
+      sortKey === 'id' ? undefined : row.pos.value,
+      row.pos.id,
+    );
   });
   if (backward) edges.reverse();
   return {

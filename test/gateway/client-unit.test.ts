@@ -1,7 +1,19 @@
-/** In-process tests of the REST client's pure parts: path building, Retry-After, credentials. */
-import { describe, expect, it } from 'vitest';
+/**
+ * In-process tests of the REST client: its pure parts (path building, Retry-After, credentials)
+ * and how one attempt reads a response body from a real socket.
+ */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAuthorization } from '../../src/gateway/context.ts';
-import { buildPath, parseRetryAfter } from '../../src/upstream/client.ts';
+import {
+  buildPath,
+  createUpstreamTransport,
+  parseRetryAfter,
+  sendUpstreamAttempt,
+  type UpstreamTransport,
+} from '../../src/upstream/client.ts';
+import { UpstreamUnavailableError } from '../../src/upstream/errors.ts';
 
 describe('buildPath', () => {
   it('percent-encodes every segment and the query', () => {
@@ -38,5 +50,92 @@ describe('readAuthorization', () => {
       expect(readAuthorization(header).ok).toBe(false);
     }
     expect(readAuthorization(`Bearer ${'a'.repeat(5000)}`).ok).toBe(false);
+  });
+});
+
+describe('reading a response body', () => {
+  /** What the server does for each path: write pieces of a body, or misbehave. */
+  const routes: Record<string, (res: ServerResponse) => void> = {};
+  let server: Server;
+  let transport: UpstreamTransport;
+  const json = { 'content-type': 'application/json' };
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+  const send = (path: string, signal?: AbortSignal) =>
+    sendUpstreamAttempt(
+      transport,
+      { method: 'GET', segments: [path] },
+      { authorization: 'Bearer test-token', requestId: 'r1', signal },
+    );
+  const failure = async (promise: Promise<unknown>) => {
+    try {
+      await promise;
+    } catch (error) {
+      return error as UpstreamUnavailableError;
+    }
+    throw new Error('expected the attempt to fail');
+  };
+
+  beforeAll(async () => {
+    server = createServer((req, res) => routes[req.url?.replace('/v2/', '') ?? '']?.(res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    transport = createUpstreamTransport(`http://127.0.0.1:${port}`, { maxResponseBytes: 1000 });
+  });
+
+  afterAll(async () => {
+    await transport.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('joins a body sent in pieces, a character split between two of them', async () => {
+    const bytes = Buffer.from(JSON.stringify({ data: { id: 'a', city: 'Auvergne-Rhône-Alpes' } }));
+    const split = bytes.indexOf(Buffer.from('ô')) + 1;
+    routes.pieces = async (res) => {
+      res.writeHead(200, json);
+      res.write(bytes.subarray(0, split));
+      await tick();
+      res.write(bytes.subarray(split, split + 5));
+      await tick();
+      res.end(bytes.subarray(split + 5));
+    };
+    const response = await send('pieces');
+    expect(response.body).toEqual({ data: { id: 'a', city: 'Auvergne-Rhône-Alpes' } });
+  });
+
+  it('refuses a body over maxResponseBytes, and the next call still works', async () => {
+    routes.big = async (res) => {
+      res.writeHead(200, json);
+      res.write(`{"data":[${'"x",'.repeat(200)}`);
+      await tick();
+      res.end(`${'"x",'.repeat(200)}"x"]}`);
+    };
+    const error = await failure(send('big'));
+    expect(error).toBeInstanceOf(UpstreamUnavailableError);
+    expect(error.reason).toBe('invalid-body');
+    expect(error.message).toContain('oversized');
+    routes.small = (res) => res.writeHead(200, json).end('{"data":{"id":"b"}}');
+    expect((await send('small')).body).toEqual({ data: { id: 'b' } });
+  });
+
+  it('a body cut short by the upstream is a reset', async () => {
+    routes.cut = (res) => {
+      res.writeHead(200, { ...json, 'content-length': '500' });
+      res.write('{"data":[', () => setTimeout(() => res.socket?.destroy(), 5));
+    };
+    const error = await failure(send('cut'));
+    expect(error).toBeInstanceOf(UpstreamUnavailableError);
+    expect(error.reason).toBe('reset');
+  });
+
+  it('a call cancelled while its body arrives is aborted', async () => {
+    const controller = new AbortController();
+    routes.slow = (res) => {
+      res.writeHead(200, json);
+      res.write('{"data":[', () => setTimeout(() => controller.abort(), 5));
+    };
+    const error = await failure(send('slow', controller.signal));
+    expect(error).toBeInstanceOf(UpstreamUnavailableError);
+    expect(error.reason).toBe('aborted');
   });
 });

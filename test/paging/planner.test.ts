@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createCallBudget } from '../../src/upstream/budget.ts';
-import { decodeCursor, encodeCursor, filterHash } from '../../src/upstream/cursor.ts';
+import {
+  type CursorIdentity,
+  createCursorEncoder,
+  decodeCursor,
+  encodeCursor,
+  filterHash,
+  normalizeTimestamp,
+} from '../../src/upstream/cursor.ts';
 import {
   BadUserInputError,
   UpstreamBudgetExceededError,
@@ -23,6 +30,7 @@ import {
   bumpVersion,
   compareRecords,
   createFakeList,
+  createRandom,
   type FakeList,
   type FakeRecord,
   generateRecords,
@@ -189,6 +197,189 @@ describe('cursors are input', () => {
     );
     expect((error as BadUserInputError).field).toBe('before');
     expect(list.calls).toHaveLength(0);
+  });
+});
+
+/** A cursor as the wire format defines it: the base64url of its JSON, keys in this order. */
+function referenceCursor(
+  identity: CursorIdentity,
+  pin: string,
+  total: number,
+  index: number,
+  sortValue: string | undefined,
+  id: string,
+): string {
+  const wire: Record<string, unknown> = {
+    v: 1,
+    c: identity.connection,
+    k: identity.sortKey,
+    d: identity.direction,
+    f: identity.filterHash,
+    p: pin,
+    i: index,
+    n: total,
+    id,
+  };
+  if (sortValue !== undefined) wire.s = sortValue;
+  return Buffer.from(JSON.stringify(wire), 'utf8').toString('base64url');
+}
+
+describe('cursor encoding', () => {
+  const list = createFakeList(records);
+
+  it('a page encoder writes exactly the wire format, whatever the length of its prefix', () => {
+    // Connection names of every length modulo 3 (and one with multi-byte characters) move the
+    // boundary between the shared prefix and each record's own fields across base64 groups.
+    for (const connection of [
+      'o',
+      'or',
+      'ord',
+      'orders',
+      'entries:ab',
+      'entrées',
+      'x'.repeat(40),
+    ]) {
+      for (const sortKey of ['created_at', 'id'] as const) {
+        const identity: CursorIdentity = {
+          connection,
+          sortKey,
+          direction: 'desc',
+          filterHash: filterHash(['ge(created_at,2025-01-06T12:00:00.000Z)']),
+        };
+        const encode = createCursorEncoder(identity, '2026-01-01T00:00:00.000Z', 12_345);
+        for (const [index, id] of [
+          [0, 'a'],
+          [7, 'ab'],
+          [12_344, '0f6c1f7e-7b0a-4c4e-a8a3-9d1f5e2b7c61'],
+        ] as const) {
+          const sortValue = sortKey === 'id' ? undefined : '2025-01-06T09:00:01.000Z';
+          const cursor = encode(index, sortValue, id);
+          expect(cursor).toBe(
+            referenceCursor(identity, '2026-01-01T00:00:00.000Z', 12_345, index, sortValue, id),
+          );
+          expect(decodeCursor(cursor, identity, 'after')).toEqual({
+            pin: '2026-01-01T00:00:00.000Z',
+            index,
+            total: 12_345,
+            sortValue,
+            id,
+          });
+        }
+      }
+    }
+  });
+
+  for (const sortKey of ['created_at', 'id'] as const) {
+    for (const backward of [false, true]) {
+      it(`${sortKey} ${backward ? 'last/before' : 'first/after'}: every edge cursor is its position's cursor, the one pageInfo gives`, async () => {
+        const ordered = [...records].sort(compareRecords(sortKey));
+        const now = () => Date.parse('2026-01-01T00:00:00Z');
+        const start = await paginate(options(list, { sortKey, now, args: { first: 40 } }));
+        const anchor = start.edges[30]?.cursor as string;
+        const page = await paginate(
+          options(list, {
+            sortKey,
+            now,
+            args: backward ? { last: 7, before: anchor } : { first: 7, after: anchor },
+          }),
+        );
+        const firstIndex = backward ? 23 : 31;
+        expect(page.edges.map((e) => e.node.id)).toEqual(
+          ordered.slice(firstIndex, firstIndex + 7).map((r) => r.id),
+        );
+        const identity: CursorIdentity = {
+          connection: 'orders',
+          sortKey,
+          direction: 'asc',
+          filterHash: filterHash([], undefined),
+        };
+        page.edges.forEach((edge, k) => {
+          const record = ordered[firstIndex + k] as FakeRecord;
+          expect(edge.cursor).toBe(
+            referenceCursor(
+              identity,
+              '2026-01-01T00:00:00.000Z',
+              records.length,
+              firstIndex + k,
+              sortKey === 'id' ? undefined : record.created_at,
+              record.id,
+            ),
+          );
+          // The same position reached by another page has the same cursor.
+          expect(edge.cursor).toBe(start.edges[firstIndex + k]?.cursor);
+        });
+        expect(page.pageInfo.startCursor).toBe(page.edges[0]?.cursor);
+        expect(page.pageInfo.endCursor).toBe(page.edges[6]?.cursor);
+        // An edge cursor continues the walk like a pageInfo cursor.
+        const next = await paginate(
+          options(list, { sortKey, now, args: { first: 3, after: page.edges[2]?.cursor } }),
+        );
+        expect(next.edges.map((e) => e.node.id)).toEqual(
+          ordered.slice(firstIndex + 3, firstIndex + 6).map((r) => r.id),
+        );
+      });
+    }
+  }
+});
+
+describe('normalizeTimestamp', () => {
+  it('returns canonical instants as they are, leap days and the extreme years included', () => {
+    for (const value of [
+      '2025-01-06T09:00:01.000Z',
+      '2024-02-29T23:59:59.999Z',
+      '2000-02-29T00:00:00.000Z',
+      '0000-02-29T00:00:00.000Z',
+      '0000-01-01T00:00:00.000Z',
+      '9999-12-31T23:59:59.999Z',
+    ]) {
+      expect(normalizeTimestamp(value)).toBe(value);
+    }
+  });
+
+  it('renders other ISO-8601 forms in the canonical one', () => {
+    expect(normalizeTimestamp('2024-01-01T01:00:00+01:00')).toBe('2024-01-01T00:00:00.000Z');
+    expect(normalizeTimestamp('2024-01-01T00:00:00Z')).toBe('2024-01-01T00:00:00.000Z');
+    expect(normalizeTimestamp('2024-01-01T00:00:00.5Z')).toBe('2024-01-01T00:00:00.500Z');
+  });
+
+  it('refuses impossible instants and anything not strictly ISO-8601', () => {
+    for (const value of [
+      '2023-02-29T00:00:00.000Z',
+      '1900-02-29T00:00:00.000Z',
+      '2024-04-31T00:00:00.000Z',
+      '2024-00-10T00:00:00.000Z',
+      '2024-13-10T00:00:00.000Z',
+      '2024-01-00T00:00:00.000Z',
+      '2024-01-01T24:00:00.000Z',
+      '2024-01-01T00:60:00.000Z',
+      '2024-12-31T23:59:60.000Z',
+      '2024-01-01T00:00:00.0000Z',
+      '2024-01-01 00:00:00.000Z',
+      '2024-01-01T00:00:00.000z',
+      '2024-01-01T00:00:00,000Z',
+      '2024-01-0١T00:00:00.000Z',
+      '+02024-01-01T00:00:00.000Z',
+      '2024',
+      '',
+      undefined,
+      1_704_067_200_000,
+    ]) {
+      expect(normalizeTimestamp(value)).toBeUndefined();
+    }
+  });
+
+  it('keeps a canonical-looking string exactly when Date renders it back unchanged', () => {
+    const random = createRandom(7);
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    for (let k = 0; k < 20_000; k++) {
+      const value =
+        `${pad(random.int(0, 9999), 4)}-${pad(random.int(0, 13), 2)}-${pad(random.int(0, 32), 2)}` +
+        `T${pad(random.int(0, 25), 2)}:${pad(random.int(0, 61), 2)}:${pad(random.int(0, 61), 2)}` +
+        `.${pad(random.int(0, 999), 3)}Z`;
+      const ms = Date.parse(value);
+      const roundTrips = !Number.isNaN(ms) && new Date(ms).toISOString() === value;
+      expect(normalizeTimestamp(value)).toBe(roundTrips ? value : undefined);
+    }
   });
 });
 
