@@ -349,4 +349,18 @@ export const migrations: Migration[] = [
         ON custom_api_entries (store_id, custom_api_id, updated_at, id, created_at);
     `,
   },
+  {
+    // orders-doc: an order never changes once written, so its JSON:API object is rendered
+    // once, by its writer, and stored (routes/orders.ts serves the text). The orders already
+    // here are the rowids up to order_documents_backfill.last_rowid (later inserts get higher
+    // ones): the service renders them when it starts, then deletes that row. Until then, and
+    // for any order stored without a document, reads render it as before.
+    id: '0400-order-documents',
+    sql: `
+      ALTER TABLE orders ADD COLUMN doc TEXT;
+      CREATE TABLE order_documents_backfill (last_rowid INTEGER NOT NULL);
+      INSERT INTO order_documents_backfill (last_rowid)
+        SELECT max(rowid) FROM orders HAVING count(*) > 0;
+    `,
+  },
 ];

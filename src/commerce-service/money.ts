@@ -37,27 +37,50 @@ const CURRENCY_FORMATS: Readonly<Record<string, CurrencyFormat>> = {
 
 export const DEFAULT_CURRENCY = 'USD';
 
+/** `1234567` → `1,234,567`: thousands separators for a string of digits. */
 function groupThousands(digits: string): string {
-  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  let grouped = digits.slice(0, digits.length % 3 || 3);
+  for (let i = grouped.length; i < digits.length; i += 3) {
+    grouped += `,${digits.slice(i, i + 3)}`;
+  }
+  return grouped;
+}
+
+/** The unsigned number part of `formatMoney`, for amounts beyond 2^53 minor units. */
+function formatLargeAmount(amount: number, decimals: number): string {
+  // BigInt keeps amounts beyond 2^53 minor units exact (a sum of line totals can get there).
+  const abs = BigInt(Math.abs(Math.trunc(amount)));
+  const scale = 10n ** BigInt(decimals);
+  const whole = groupThousands((abs / scale).toString());
+  return decimals > 0 ? `${whole}.${(abs % scale).toString().padStart(decimals, '0')}` : whole;
 }
 
 /**
  * Formats an integer amount of minor units: `formatMoney(-1000, 'USD')` → `-$10.00`,
  * `formatMoney(123456, 'EUR')` → `€1,234.56`, `formatMoney(-1000, 'XYZ')` → `-10.00 XYZ`.
- * The sign always comes first, as the production API writes it.
+ * The sign always comes first, as the production API writes it. Every price of every cart and
+ * order response goes through here, so safe integers (all but absurd totals) take a plain
+ * number path; larger amounts, and non-finite ones (which throw), take the BigInt one.
  */
 export function formatMoney(amount: number, currency: string): string {
   const code = currency.toUpperCase();
   const format = CURRENCY_FORMATS[code];
   const decimals = format?.decimals ?? 2;
   const sign = amount < 0 ? '-' : '';
-  // BigInt keeps amounts beyond 2^53 minor units exact; amounts are integers by validation.
-  const abs = BigInt(Math.abs(Math.trunc(amount)));
-  const scale = 10n ** BigInt(decimals);
-  const whole = groupThousands((abs / scale).toString());
-  const fraction = decimals > 0 ? `.${(abs % scale).toString().padStart(decimals, '0')}` : '';
-  if (format === undefined) return `${sign}${whole}${fraction} ${code}`;
-  return `${sign}${format.symbol}${whole}${fraction}`;
+  const abs = Math.abs(Math.trunc(amount));
+  let number: string;
+  if (abs <= Number.MAX_SAFE_INTEGER) {
+    const scale = 10 ** decimals;
+    const minor = abs % scale;
+    // (abs - minor) is a multiple of scale, so the division is exact.
+    const whole = (abs - minor) / scale;
+    number = groupThousands(String(whole));
+    if (decimals > 0) number += `.${String(minor).padStart(decimals, '0')}`;
+  } else {
+    number = formatLargeAmount(amount, decimals);
+  }
+  if (format === undefined) return `${sign}${number} ${code}`;
+  return `${sign}${format.symbol}${number}`;
 }
 
 export function money(amount: number, currency: string): MoneyValue {

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { dataSize, entryEtag } from './routes/entries.ts';
+import { type OrderRow, renderOrder } from './routes/orders.ts';
 
 export interface SeedOptions {
   /** Number of orders to create. Default 12,000. */
@@ -518,14 +519,49 @@ export function seedDemoStore(
     const orderStmt = db.prepare(
       `INSERT INTO orders (id, store_id, cart_id, status, payment, shipping, customer_name,
          customer_email, billing_address, shipping_address, currency, with_tax, without_discount,
-         discount, created_at, updated_at)
-       VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         discount, created_at, updated_at, doc)
+       VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const itemStmt = db.prepare(
       `INSERT INTO order_items (id, store_id, order_id, name, sku, quantity, unit_amount,
                                 discount, currency, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    // An order is written with its document, which lists its item ids, and its items after it
+    // (their foreign key): so each order waits here until the generator has made its items.
+    let pending: OrderRow | undefined;
+    const pendingItems: unknown[][] = [];
+    const pendingItemIds: string[] = [];
+    const flush = () => {
+      const order = pending;
+      if (order === undefined) return;
+      // In the order a read lists them (ORDER BY id: lowercase hex, same order in JS).
+      pendingItemIds.sort();
+      orderStmt.run(
+        order.id,
+        storeId,
+        order.status,
+        order.payment,
+        order.shipping,
+        order.customer_name,
+        order.customer_email,
+        order.billing_address,
+        order.shipping_address,
+        order.currency,
+        order.with_tax,
+        order.without_discount,
+        order.discount,
+        order.created_at,
+        order.updated_at,
+        renderOrder(order, pendingItemIds),
+      );
+      for (const item of pendingItems) itemStmt.run(item);
+      summary.orders++;
+      summary.orderItems += pendingItems.length;
+      pending = undefined;
+      pendingItems.length = 0;
+      pendingItemIds.length = 0;
+    };
     generateOrders(random, orderCount, {
       order(
         id,
@@ -542,27 +578,29 @@ export function seedDemoStore(
         createdAt,
         updatedAt,
       ) {
-        orderStmt.run(
+        flush();
+        pending = {
           id,
-          storeId,
+          store_id: storeId,
+          cart_id: null,
           status,
           payment,
           shipping,
-          name,
-          email,
-          address,
-          address,
+          customer_name: name,
+          customer_email: email,
+          billing_address: address,
+          shipping_address: address,
           currency,
-          total,
-          gross,
+          with_tax: total,
+          without_discount: gross,
           discount,
-          createdAt,
-          updatedAt,
-        );
-        summary.orders++;
+          created_at: createdAt,
+          updated_at: updatedAt,
+        };
       },
       item(id, orderId, name, sku, quantity, unitAmount, discount, currency, createdAt) {
-        itemStmt.run(
+        pendingItemIds.push(id);
+        pendingItems.push([
           id,
           storeId,
           orderId,
@@ -574,10 +612,10 @@ export function seedDemoStore(
           currency,
           createdAt,
           createdAt,
-        );
-        summary.orderItems++;
+        ]);
       },
     });
+    flush();
     for (const index of indexes) db.exec(index.sql);
   });
   run();

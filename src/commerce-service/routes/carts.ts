@@ -16,7 +16,7 @@ import {
   money,
 } from '../money.ts';
 import { isObject, type JsonObject, requireData } from '../request-body.ts';
-import { loadOrderForResponse } from './orders.ts';
+import { JSON_CONTENT_TYPE, storeOrderDocument } from './orders.ts';
 
 /** At most this many custom discounts per item, and this many at cart level. */
 export const MAX_CUSTOM_DISCOUNTS = 5;
@@ -870,7 +870,7 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
 
     app.post<{ Params: CartParams }>('/carts/:cartId/checkout', async (request, reply) => {
       const input = parseCheckout(request.body);
-      const orderId = tx(() => {
+      const doc = tx(() => {
         const state = loadCart(db, request.store.id, request.params.cartId);
         if (state.items.length === 0) {
           throw badRequest('The cart is empty: add an item before checking out.', 'cart');
@@ -907,10 +907,11 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
             now,
           });
         });
-        return id;
+        // Rendered once, now that the order and its items are written; reads serve the text.
+        return storeOrderDocument(db, id);
       });
-      reply.code(201);
-      return { data: loadOrderForResponse(db, request.store.id, orderId) };
+      reply.code(201).type(JSON_CONTENT_TYPE);
+      return `{"data":${doc}}`;
     });
   };
 }
