@@ -363,4 +363,120 @@ export const migrations: Migration[] = [
         SELECT max(rowid) FROM orders HAVING count(*) > 0;
     `,
   },
+  {
+    // listing-perf: an order-statistics "prefix ladder" for the big lists (listing.ts and
+    // ladder.ts read it). For each list scope (store, or store + Custom API for entries) and
+    // each sortable column, listing_prefix_counts holds how many rows have each prefix of the
+    // column's value, at the prefix lengths ("levels") of listing_ladders: timestamps by month,
+    // day, hour, minute, second and 10 ms (at most 100 children per parent; months on top keep
+    // the top level small for years of data, 10 ms keeps finest buckets at tens of rows even
+    // for bulk imports of thousands of rows a second), ids by their first 1, 2 and 3 hex digits
+    // (16 children; ~250 rows a finest bucket at a million rows). The rank of a value (rows
+    // below it) is then a few short range sums plus an index count inside one finest bucket, so
+    // results.total of an interval and a page[offset] seek no longer grow with the list. The
+    // key leads with the ladder id, so each level of a scope is one key range. Triggers keep
+    // it: +1 / −1 per level in one upsert statement; buckets that drop to 0 stay (harmless to
+    // sums, bounded by the values ever stored). The level set is frozen here: changing it needs
+    // a new migration that rewrites listing_ladders, the triggers and the counts.
+    id: '0410-listing-prefix-ladder',
+    sql: ((): string => {
+      const lists = [
+        { table: 'orders', parent: '' },
+        { table: 'files', parent: '' },
+        { table: 'accounts', parent: '' },
+        { table: 'custom_api_entries', parent: 'custom_api_id' },
+      ];
+      const timestampLevels = [7, 10, 13, 16, 19, 22];
+      const levels: [string, number[]][] = [
+        ['created_at', timestampLevels],
+        ['updated_at', timestampLevels],
+        ['id', [1, 2, 3]],
+      ];
+      const sql = [
+        `CREATE TABLE listing_ladders (
+           id INTEGER PRIMARY KEY,
+           table_name TEXT NOT NULL,
+           -- The scope column besides store_id ('' when the list is the store's own).
+           parent_column TEXT NOT NULL,
+           column_name TEXT NOT NULL,
+           level INTEGER NOT NULL,
+           UNIQUE (table_name, column_name, level)
+         )`,
+        `CREATE TABLE listing_prefix_counts (
+           store_id TEXT NOT NULL,
+           parent_id TEXT NOT NULL,
+           ladder INTEGER NOT NULL,
+           prefix TEXT NOT NULL,
+           n INTEGER NOT NULL,
+           PRIMARY KEY (ladder, store_id, parent_id, prefix)
+         ) WITHOUT ROWID`,
+      ];
+      let nextId = 1;
+      for (const { table, parent } of lists) {
+        const rungs = levels.flatMap(([column, lengths]) =>
+          lengths.map((level) => ({ id: nextId++, column, level })),
+        );
+        sql.push(
+          `INSERT INTO listing_ladders (id, table_name, parent_column, column_name, level) VALUES
+           ${rungs.map((r) => `(${r.id}, '${table}', '${parent}', '${r.column}', ${r.level})`).join(', ')}`,
+        );
+        const parentOf = (alias: string) => (parent ? `${alias}.${parent}` : `''`);
+        // Backfill: the finest level from the rows, each coarser one from the level below it.
+        for (const [column] of levels) {
+          const own = rungs.filter((r) => r.column === column).reverse();
+          const [finest, ...coarser] = own;
+          if (!finest) continue;
+          sql.push(
+            `INSERT INTO listing_prefix_counts (store_id, parent_id, ladder, prefix, n)
+             SELECT t.store_id, ${parentOf('t')}, ${finest.id}, substr(t.${column}, 1, ${finest.level}),
+               count(*)
+             FROM ${table} t
+             GROUP BY t.store_id, ${parentOf('t')}, substr(t.${column}, 1, ${finest.level})`,
+          );
+          coarser.forEach((rung, i) => {
+            const below = own[i];
+            sql.push(
+              `INSERT INTO listing_prefix_counts (store_id, parent_id, ladder, prefix, n)
+               SELECT store_id, parent_id, ${rung.id}, substr(prefix, 1, ${rung.level}), sum(n)
+               FROM listing_prefix_counts WHERE ladder = ${below?.id}
+               GROUP BY store_id, parent_id, substr(prefix, 1, ${rung.level})`,
+            );
+          });
+        }
+        const rows = (alias: 'NEW' | 'OLD', delta: 1 | -1, column?: string) =>
+          rungs
+            .filter((r) => column === undefined || r.column === column)
+            .map(
+              (r) =>
+                `(${alias}.store_id, ${parentOf(alias)}, ${r.id}, ` +
+                `substr(${alias}.${r.column}, 1, ${r.level}), ${delta})`,
+            );
+        // `SELECT *`: inside a trigger, VALUES rows that read NEW/OLD do not expose column1…
+        const upsert = (values: string[]) =>
+          `INSERT INTO listing_prefix_counts (store_id, parent_id, ladder, prefix, n)
+           SELECT * FROM (VALUES ${values.join(', ')})
+           WHERE true ON CONFLICT DO UPDATE SET n = n + excluded.n;`;
+        sql.push(
+          `CREATE TRIGGER ${table}_ladder_insert AFTER INSERT ON ${table} BEGIN
+             ${upsert(rows('NEW', 1))}
+           END`,
+          `CREATE TRIGGER ${table}_ladder_delete AFTER DELETE ON ${table} BEGIN
+             ${upsert(rows('OLD', -1))}
+           END`,
+        );
+        const scope = parent ? ['store_id', parent] : ['store_id'];
+        for (const [column] of levels) {
+          const watched = [...scope, column];
+          sql.push(
+            `CREATE TRIGGER ${table}_ladder_${column} AFTER UPDATE OF ${watched.join(', ')}
+             ON ${table} WHEN ${watched.map((c) => `NEW.${c} IS NOT OLD.${c}`).join(' OR ')}
+             BEGIN
+               ${upsert([...rows('OLD', -1, column), ...rows('NEW', 1, column)])}
+             END`,
+          );
+        }
+      }
+      return `${sql.join(';\n')};`;
+    })(),
+  },
 ];
