@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import { loadWithoutLadder } from './ladder.ts';
 import { dataSize, entryEtag } from './routes/entries.ts';
 import { type OrderRow, renderOrder } from './routes/orders.ts';
 
@@ -341,6 +342,9 @@ export function wipeStoreData(db: Database, storeId: string): void {
   })();
 }
 
+/** The seeded lists whose prefix ladder (migration 0410) a seed rebuilds in bulk. */
+const LADDERED_TABLES = ['orders', 'files', 'accounts', 'custom_api_entries'];
+
 /**
  * Fills a store with the demo data set, replacing whatever seeded data it had, in one
  * transaction. Deterministic: the same store id and options give identical rows.
@@ -373,251 +377,254 @@ export function seedDemoStore(
     ms: 0,
   };
 
-  const run = db.transaction(() => {
-    wipeStoreData(db, storeId);
+  // The ladder's triggers would cost 15 upserts per row; the bulk load recounts it once instead.
+  const run = db.transaction(() =>
+    loadWithoutLadder(db, storeId, LADDERED_TABLES, () => {
+      wipeStoreData(db, storeId);
 
-    const insertApi = db.prepare(
-      `INSERT INTO custom_apis (id, store_id, name, description, slug, api_type, allow_upserts,
+      const insertApi = db.prepare(
+        `INSERT INTO custom_apis (id, store_id, name, description, slug, api_type, allow_upserts,
                                 created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-    );
-    const insertEntry = db.prepare(
-      `INSERT INTO custom_api_entries (store_id, custom_api_id, id, data, data_size,
+      );
+      const insertEntry = db.prepare(
+        `INSERT INTO custom_api_entries (store_id, custom_api_id, id, data, data_size,
                                        resource_version, etag_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)`,
-    );
-    for (const api of CUSTOM_APIS) {
-      const apiId = random.uuid();
-      const created = tick();
-      insertApi.run(
-        apiId,
-        storeId,
-        api.name,
-        api.description,
-        api.slug,
-        api.apiType,
-        created,
-        created,
       );
-      summary.customApis++;
-      for (let i = 0; i < api.entries; i++) {
-        const id = random.uuid();
-        const at = tick();
-        const attributes = api.attributes(random, i);
-        const data = JSON.stringify(attributes);
-        const etag = entryEtag(id, 0, at, data);
-        insertEntry.run(storeId, apiId, id, data, dataSize(attributes), etag, at, at);
-        summary.entries++;
+      for (const api of CUSTOM_APIS) {
+        const apiId = random.uuid();
+        const created = tick();
+        insertApi.run(
+          apiId,
+          storeId,
+          api.name,
+          api.description,
+          api.slug,
+          api.apiType,
+          created,
+          created,
+        );
+        summary.customApis++;
+        for (let i = 0; i < api.entries; i++) {
+          const id = random.uuid();
+          const at = tick();
+          const attributes = api.attributes(random, i);
+          const data = JSON.stringify(attributes);
+          const etag = entryEtag(id, 0, at, data);
+          insertEntry.run(storeId, apiId, id, data, dataSize(attributes), etag, at, at);
+          summary.entries++;
+        }
       }
-    }
 
-    const accountStmt = db.prepare(
-      `INSERT INTO accounts (id, store_id, name, legal_name, registration_id, created_at, updated_at)
+      const accountStmt = db.prepare(
+        `INSERT INTO accounts (id, store_id, name, legal_name, registration_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const companies = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Stark', 'Wayne'];
-    for (let i = 0; i < 30; i++) {
-      const at = tick();
-      const name = `${random.pick(companies)} ${random.pick(['Coffee', 'Supplies', 'Foods'])} ${i + 1}`;
-      accountStmt.run(
-        random.uuid(),
-        storeId,
-        name,
-        random.next() < 0.7 ? `${name} Ltd.` : null,
-        random.next() < 0.6 ? `REG-${random.int(100000, 999999)}` : null,
-        at,
-        at,
       );
-      summary.accounts++;
-    }
+      const companies = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Stark', 'Wayne'];
+      for (let i = 0; i < 30; i++) {
+        const at = tick();
+        const name = `${random.pick(companies)} ${random.pick(['Coffee', 'Supplies', 'Foods'])} ${i + 1}`;
+        accountStmt.run(
+          random.uuid(),
+          storeId,
+          name,
+          random.next() < 0.7 ? `${name} Ltd.` : null,
+          random.next() < 0.6 ? `REG-${random.int(100000, 999999)}` : null,
+          at,
+          at,
+        );
+        summary.accounts++;
+      }
 
-    const fileStmt = db.prepare(
-      `INSERT INTO files (id, store_id, file_name, mime_type, file_size, public, created_at,
+      const fileStmt = db.prepare(
+        `INSERT INTO files (id, store_id, file_name, mime_type, file_size, public, created_at,
                           updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const contentStmt = db.prepare('INSERT INTO file_contents (file_id, content) VALUES (?, ?)');
-    const files: [string, string, string][] = [
-      ['price-list.csv', 'text/csv', 'sku,price\nCOF-ESP-1K,24.00\nMUG-CER-03,15.00\n'],
-      ['returns-policy.txt', 'text/plain', 'Returns accepted within 30 days.\n'],
-      ['catalog.json', 'application/json', '{"products":6}\n'],
-      [
-        'logo.svg',
-        'image/svg+xml',
-        '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
-      ],
-      ['terms.txt', 'text/plain', 'Terms of sale: be nice.\n'],
-    ];
-    for (const [name, mime, text] of files) {
-      const id = random.uuid();
-      const at = tick();
-      const bytes = Buffer.from(text, 'utf8');
-      fileStmt.run(id, storeId, name, mime, bytes.length, random.next() < 0.5 ? 1 : 0, at, at);
-      contentStmt.run(id, bytes);
-      summary.files++;
-    }
+      );
+      const contentStmt = db.prepare('INSERT INTO file_contents (file_id, content) VALUES (?, ?)');
+      const files: [string, string, string][] = [
+        ['price-list.csv', 'text/csv', 'sku,price\nCOF-ESP-1K,24.00\nMUG-CER-03,15.00\n'],
+        ['returns-policy.txt', 'text/plain', 'Returns accepted within 30 days.\n'],
+        ['catalog.json', 'application/json', '{"products":6}\n'],
+        [
+          'logo.svg',
+          'image/svg+xml',
+          '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
+        ],
+        ['terms.txt', 'text/plain', 'Terms of sale: be nice.\n'],
+      ];
+      for (const [name, mime, text] of files) {
+        const id = random.uuid();
+        const at = tick();
+        const bytes = Buffer.from(text, 'utf8');
+        fileStmt.run(id, storeId, name, mime, bytes.length, random.next() < 0.5 ? 1 : 0, at, at);
+        contentStmt.run(id, bytes);
+        summary.files++;
+      }
 
-    // One cart with custom discounts enabled, a custom item, an item discount and a cart one.
-    const cartId = random.uuid();
-    const itemId = random.uuid();
-    const cartAt = tick();
-    db.prepare(
-      `INSERT INTO carts (id, store_id, name, description, currency, custom_discounts_enabled,
+      // One cart with custom discounts enabled, a custom item, an item discount and a cart one.
+      const cartId = random.uuid();
+      const itemId = random.uuid();
+      const cartAt = tick();
+      db.prepare(
+        `INSERT INTO carts (id, store_id, name, description, currency, custom_discounts_enabled,
                           created_at, updated_at)
        VALUES (?, ?, 'Demo cart', 'Seeded: a custom item with custom discounts', 'USD', 1, ?, ?)`,
-    ).run(cartId, storeId, cartAt, cartAt);
-    db.prepare(
-      `INSERT INTO cart_items (id, store_id, cart_id, name, sku, description, quantity,
+      ).run(cartId, storeId, cartAt, cartAt);
+      db.prepare(
+        `INSERT INTO cart_items (id, store_id, cart_id, name, sku, description, quantity,
                                unit_amount, includes_tax, created_at, updated_at)
        VALUES (?, ?, ?, 'Hand grinder', 'GRI-HND-02', 'Conical burrs', 2, 8900, 1, ?, ?)`,
-    ).run(itemId, storeId, cartId, cartAt, cartAt);
-    const discountStmt = db.prepare(
-      `INSERT INTO cart_custom_discounts (id, store_id, cart_id, item_id, amount, description,
+      ).run(itemId, storeId, cartId, cartAt, cartAt);
+      const discountStmt = db.prepare(
+        `INSERT INTO cart_custom_discounts (id, store_id, cart_id, item_id, amount, description,
          discount_code, discount_engine, external_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, 'demo-engine', ?, ?, ?)`,
-    );
-    discountStmt.run(
-      random.uuid(),
-      storeId,
-      cartId,
-      itemId,
-      -1000,
-      'Grinder launch offer',
-      'GRIND10',
-      'ext-grind-10',
-      cartAt,
-      cartAt,
-    );
-    discountStmt.run(
-      random.uuid(),
-      storeId,
-      cartId,
-      null,
-      -500,
-      'Welcome discount',
-      'WELCOME5',
-      'ext-welcome-5',
-      cartAt,
-      cartAt,
-    );
-    summary.carts++;
+      );
+      discountStmt.run(
+        random.uuid(),
+        storeId,
+        cartId,
+        itemId,
+        -1000,
+        'Grinder launch offer',
+        'GRIND10',
+        'ext-grind-10',
+        cartAt,
+        cartAt,
+      );
+      discountStmt.run(
+        random.uuid(),
+        storeId,
+        cartId,
+        null,
+        -500,
+        'Welcome discount',
+        'WELCOME5',
+        'ext-welcome-5',
+        cartAt,
+        cartAt,
+      );
+      summary.carts++;
 
-    // Bulk load: building the secondary indexes once afterwards (a sort) is several times
-    // cheaper than maintaining them row by row. Their definitions are read back from the
-    // schema, so the migrations stay the one place that defines them.
-    const indexes =
-      orderCount >= BULK_THRESHOLD
-        ? (db
-            .prepare(
-              `SELECT name, sql FROM sqlite_master
+      // Bulk load: building the secondary indexes once afterwards (a sort) is several times
+      // cheaper than maintaining them row by row. Their definitions are read back from the
+      // schema, so the migrations stay the one place that defines them.
+      const indexes =
+        orderCount >= BULK_THRESHOLD
+          ? (db
+              .prepare(
+                `SELECT name, sql FROM sqlite_master
                 WHERE type = 'index' AND tbl_name IN ('orders', 'order_items') AND sql IS NOT NULL`,
-            )
-            .all() as { name: string; sql: string }[])
-        : [];
-    for (const index of indexes) db.exec(`DROP INDEX "${index.name}"`);
+              )
+              .all() as { name: string; sql: string }[])
+          : [];
+      for (const index of indexes) db.exec(`DROP INDEX "${index.name}"`);
 
-    const orderStmt = db.prepare(
-      `INSERT INTO orders (id, store_id, cart_id, status, payment, shipping, customer_name,
+      const orderStmt = db.prepare(
+        `INSERT INTO orders (id, store_id, cart_id, status, payment, shipping, customer_name,
          customer_email, billing_address, shipping_address, currency, with_tax, without_discount,
          discount, created_at, updated_at, doc)
        VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const itemStmt = db.prepare(
-      `INSERT INTO order_items (id, store_id, order_id, name, sku, quantity, unit_amount,
+      );
+      const itemStmt = db.prepare(
+        `INSERT INTO order_items (id, store_id, order_id, name, sku, quantity, unit_amount,
                                 discount, currency, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    // An order is written with its document, which lists its item ids, and its items after it
-    // (their foreign key): so each order waits here until the generator has made its items.
-    let pending: OrderRow | undefined;
-    const pendingItems: unknown[][] = [];
-    const pendingItemIds: string[] = [];
-    const flush = () => {
-      const order = pending;
-      if (order === undefined) return;
-      // In the order a read lists them (ORDER BY id: lowercase hex, same order in JS).
-      pendingItemIds.sort();
-      orderStmt.run(
-        order.id,
-        storeId,
-        order.status,
-        order.payment,
-        order.shipping,
-        order.customer_name,
-        order.customer_email,
-        order.billing_address,
-        order.shipping_address,
-        order.currency,
-        order.with_tax,
-        order.without_discount,
-        order.discount,
-        order.created_at,
-        order.updated_at,
-        renderOrder(order, pendingItemIds),
       );
-      for (const item of pendingItems) itemStmt.run(item);
-      summary.orders++;
-      summary.orderItems += pendingItems.length;
-      pending = undefined;
-      pendingItems.length = 0;
-      pendingItemIds.length = 0;
-    };
-    generateOrders(random, orderCount, {
-      order(
-        id,
-        status,
-        payment,
-        shipping,
-        name,
-        email,
-        address,
-        currency,
-        total,
-        gross,
-        discount,
-        createdAt,
-        updatedAt,
-      ) {
-        flush();
-        pending = {
+      // An order is written with its document, which lists its item ids, and its items after it
+      // (their foreign key): so each order waits here until the generator has made its items.
+      let pending: OrderRow | undefined;
+      const pendingItems: unknown[][] = [];
+      const pendingItemIds: string[] = [];
+      const flush = () => {
+        const order = pending;
+        if (order === undefined) return;
+        // In the order a read lists them (ORDER BY id: lowercase hex, same order in JS).
+        pendingItemIds.sort();
+        orderStmt.run(
+          order.id,
+          storeId,
+          order.status,
+          order.payment,
+          order.shipping,
+          order.customer_name,
+          order.customer_email,
+          order.billing_address,
+          order.shipping_address,
+          order.currency,
+          order.with_tax,
+          order.without_discount,
+          order.discount,
+          order.created_at,
+          order.updated_at,
+          renderOrder(order, pendingItemIds),
+        );
+        for (const item of pendingItems) itemStmt.run(item);
+        summary.orders++;
+        summary.orderItems += pendingItems.length;
+        pending = undefined;
+        pendingItems.length = 0;
+        pendingItemIds.length = 0;
+      };
+      generateOrders(random, orderCount, {
+        order(
           id,
-          store_id: storeId,
-          cart_id: null,
           status,
           payment,
           shipping,
-          customer_name: name,
-          customer_email: email,
-          billing_address: address,
-          shipping_address: address,
-          currency,
-          with_tax: total,
-          without_discount: gross,
-          discount,
-          created_at: createdAt,
-          updated_at: updatedAt,
-        };
-      },
-      item(id, orderId, name, sku, quantity, unitAmount, discount, currency, createdAt) {
-        pendingItemIds.push(id);
-        pendingItems.push([
-          id,
-          storeId,
-          orderId,
           name,
-          sku,
-          quantity,
-          unitAmount,
-          discount,
+          email,
+          address,
           currency,
+          total,
+          gross,
+          discount,
           createdAt,
-          createdAt,
-        ]);
-      },
-    });
-    flush();
-    for (const index of indexes) db.exec(index.sql);
-  });
+          updatedAt,
+        ) {
+          flush();
+          pending = {
+            id,
+            store_id: storeId,
+            cart_id: null,
+            status,
+            payment,
+            shipping,
+            customer_name: name,
+            customer_email: email,
+            billing_address: address,
+            shipping_address: address,
+            currency,
+            with_tax: total,
+            without_discount: gross,
+            discount,
+            created_at: createdAt,
+            updated_at: updatedAt,
+          };
+        },
+        item(id, orderId, name, sku, quantity, unitAmount, discount, currency, createdAt) {
+          pendingItemIds.push(id);
+          pendingItems.push([
+            id,
+            storeId,
+            orderId,
+            name,
+            sku,
+            quantity,
+            unitAmount,
+            discount,
+            currency,
+            createdAt,
+            createdAt,
+          ]);
+        },
+      });
+      flush();
+      for (const index of indexes) db.exec(index.sql);
+    }),
+  );
   run();
   summary.ms = Math.round(performance.now() - started);
   return summary;
