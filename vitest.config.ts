@@ -12,6 +12,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: one on the 2-core CI machine. The
+    // end-to-end suites each run a service and a gateway on one thread, so two files at once
+    // keep both cores busy.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default'],
