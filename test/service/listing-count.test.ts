@@ -19,23 +19,12 @@ import {
   singleColumnInterval,
   standardListSpec,
 } from '../../src/commerce-service/listing.ts';
-import { type ServiceUnderTest, startService } from './service-helpers.ts';
+import { prng, type ServiceUnderTest, startService } from './service-helpers.ts';
 
 interface Row {
   id: string;
   created_at: string;
   updated_at: string;
-}
-
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const START = Date.parse('2025-03-01T00:00:00.000Z');

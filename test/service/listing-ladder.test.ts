@@ -22,18 +22,7 @@ import {
   standardListSpec,
 } from '../../src/commerce-service/listing.ts';
 import { migrations } from '../../src/commerce-service/migrations.ts';
-import { createCustomApi, type ServiceUnderTest, startService } from './service-helpers.ts';
-
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { createCustomApi, prng, type ServiceUnderTest, startService } from './service-helpers.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 /** Start of the dense cluster of orders (its 10 ms bucket holds 520 rows). */

@@ -129,3 +129,14 @@ export async function createCustomApi(
   if (result.status !== 201) throw new Error(`create custom api: ${JSON.stringify(result.body)}`);
   return (result.body as { data: { id: string } }).data.id;
 }
+
+/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
+export function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
