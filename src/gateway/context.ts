@@ -57,9 +57,31 @@ export interface ContextFactoryOptions {
   send?: SendAttempt;
 }
 
+/**
+ * The part of an abort signal the context relies on. Server adapters hand over signals that are
+ * not Node's own: @whatwg-node's is an object that only inherits from AbortSignal, and Node 26's
+ * `AbortSignal.any` refuses anything but the real thing.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+}
+
 export interface RequestLike {
   headers: { get(name: string): string | null };
-  signal?: AbortSignal;
+  signal?: AbortSignalLike | undefined;
+}
+
+/**
+ * A native AbortSignal that aborts when (and with the reason that) `source` does, whatever kind
+ * of signal `source` is. The listener lives as long as `source`, i.e. as long as the request.
+ */
+export function nativeSignal(source: AbortSignalLike): AbortSignal {
+  const controller = new AbortController();
+  if (source.aborted) controller.abort(source.reason);
+  else source.addEventListener('abort', () => controller.abort(source.reason), { once: true });
+  return controller.signal;
 }
 
 // RFC 6750 b64token after exactly one space; anything else is not a bearer credential.
@@ -96,7 +118,9 @@ export function createContextFactory(options: ContextFactoryOptions) {
     const getSignal = (): AbortSignal => {
       if (signal === undefined) {
         const deadline = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
-        signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+        signal = request.signal
+          ? AbortSignal.any([nativeSignal(request.signal), deadline])
+          : deadline;
         // Every upstream call in flight listens on it (one listener per attempt, removed after),
         // and an operation may have as many in flight as its budget: Node's default of 10
         // listeners would warn of a leak for any query with more than 10 calls at once.
