@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.gateway.port;
   const shownHost = config.gateway.host === '0.0.0.0' ? 'localhost' : config.gateway.host;
 
-  console.log(`GraphQL gateway ready in ${Date.now() - started} ms`);
+  console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
   console.log(`  GraphiQL / endpoint: http://${shownHost}:${port}${gateway.graphqlEndpoint}`);
   console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
   if (demoToken !== undefined) {
