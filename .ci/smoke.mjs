@@ -28,7 +28,8 @@ function freePort() {
   });
 }
 
-function deepestDescendant(pid) {
+/** The deepest process under `pid` whose command line runs src/main.ts: the gateway itself. */
+function gatewayProcess(pid) {
   const children = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -41,9 +42,22 @@ function deepestDescendant(pid) {
       // The process ended while we looked.
     }
   }
-  let current = pid;
-  while (children.get(current)?.length === 1) current = children.get(current)[0];
-  return current;
+  const runsMain = (p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes('src/main.ts');
+    } catch {
+      return false;
+    }
+  };
+  let found = pid;
+  const walk = (p) => {
+    for (const child of children.get(p) ?? []) {
+      if (runsMain(child)) found = child;
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
 }
 
 function fail(message, output) {
@@ -128,9 +142,9 @@ if (failures.length > 0) {
   fail(`${failures.length} of ${queries} queries failed; first: ${failures[0]}`, output);
 }
 
-// The gateway is the deepest process under npm (npm → sh → tsx → node): stop it as a process
-// manager would, and expect the whole chain to exit 0.
-const gateway = deepestDescendant(child.pid);
+// The gateway is the deepest process under npm that runs src/main.ts (npm → sh → tsx → node):
+// stop it as a process manager would, and expect the whole chain to exit 0.
+const gateway = gatewayProcess(child.pid);
 process.kill(gateway, 'SIGTERM');
 const timer = setTimeout(
   () => fail('npm start did not stop within 20 s of SIGTERM', output),
