@@ -4,11 +4,11 @@
  * embedded v2 commerce service factory.
  */
 export { createCommerceService } from './commerce-service/app.ts';
+export { createGateway, type Gateway, type GatewayOptions } from './gateway/create-gateway.ts';
+export { schema } from './schema/index.ts';
+export { createUpstreamTransport, type UpstreamTransport } from './upstream/client.ts';
 export {
   createContextFactory,
   type GatewayContext,
   type RequestLike,
-} from './gateway/context.ts';
-export { createGateway, type Gateway, type GatewayOptions } from './gateway/create-gateway.ts';
-export { schema } from './schema/index.ts';
-export { createUpstreamTransport, type UpstreamTransport } from './upstream/client.ts';
+} from './upstream/session.ts';

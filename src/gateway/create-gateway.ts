@@ -18,8 +18,8 @@ import {
   createResilientSend,
   type ResilienceConfig,
 } from '../upstream/resilience.ts';
+import { createContextFactory, type GatewayContext } from '../upstream/session.ts';
 import { createSecurityPlugins, type QueryLimits, securityYogaOptions } from './armor.ts';
-import { createContextFactory, type GatewayContext } from './context.ts';
 import { createHealth, type Health } from './health.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 

@@ -4,9 +4,9 @@
  */
 import SchemaBuilder from '@pothos/core';
 import RelayPlugin, { decodeGlobalID as pothosDecodeGlobalID } from '@pothos/plugin-relay';
-import type { GatewayContext } from '../gateway/context.ts';
 import type { JsonObject } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
+import type { GatewayContext } from '../upstream/session.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;

@@ -3,9 +3,10 @@
  * its items are two upstream GETs (`/carts/{id}` and `/carts/{id}/items`); the items call is made
  * only when a query selects items.
  */
-import type { GatewayContext } from '../gateway/context.ts';
+
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
+import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { nullWhenNotFound } from './lookups.ts';
 import {

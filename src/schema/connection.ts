@@ -3,7 +3,7 @@
  * input, the extra arguments (sortKey, reverse, filter, updatedSince), and the resolver that
  * hands them to the one pagination planner (src/upstream/paging.ts). Cursors are the planner's.
  */
-import type { GatewayContext } from '../gateway/context.ts';
+
 import { expectList, type JsonObject } from '../upstream/client.ts';
 import {
   type Connection,
@@ -12,6 +12,7 @@ import {
   paginate,
   type SortKey,
 } from '../upstream/paging.ts';
+import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 
 const FILTER_OPS = ['eq', 'gt', 'ge', 'lt', 'le'] as const;

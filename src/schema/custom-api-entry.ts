@@ -4,9 +4,9 @@
  * entries of one Custom API asked for in one operation cost one `filter=in(id,…)` call.
  */
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import type { GatewayContext } from '../gateway/context.ts';
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
+import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { defineListArgs, type Listed, type ListSpec, resolveList } from './connection.ts';
 import { nullWhenNotFound } from './lookups.ts';

@@ -2,8 +2,9 @@
  * CustomApi: a user-defined resource of the store (`/v2/settings/extensions/custom-apis`), with
  * its entries as a connection. `customApis` lets GraphiQL users discover what exists.
  */
-import type { GatewayContext } from '../gateway/context.ts';
+
 import type { JsonObject } from '../upstream/client.ts';
+import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
 import {

@@ -1,6 +1,7 @@
 /** File: an uploaded file of the store (`/v2/files`), as a node and a connection. */
-import type { GatewayContext } from '../gateway/context.ts';
+
 import { isJsonObject, type JsonObject } from '../upstream/client.ts';
+import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
 import { loadById } from './lookups.ts';

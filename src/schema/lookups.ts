@@ -3,9 +3,10 @@
  * upstream's 404 into null (e.g. a list of a Custom API the store does not have), every other
  * error stays an error.
  */
-import type { GatewayContext } from '../gateway/context.ts';
+
 import type { JsonObject } from '../upstream/client.ts';
 import { NotFoundError } from '../upstream/errors.ts';
+import type { GatewayContext } from '../upstream/session.ts';
 
 export async function nullWhenNotFound<T>(lookup: Promise<T>): Promise<T | null> {
   try {

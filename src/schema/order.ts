@@ -1,6 +1,7 @@
 /** Order: a checked-out cart (`/v2/orders`), as a node and a connection. */
-import type { GatewayContext } from '../gateway/context.ts';
+
 import { isJsonObject, type JsonObject } from '../upstream/client.ts';
+import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { MoneyRef } from './cart.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import DataLoader from 'dataloader';
-import { type CallBudget, createCallBudget } from '../upstream/budget.ts';
+import { type CallBudget, createCallBudget } from './budget.ts';
 import {
   createUpstreamClient,
   expectList,
@@ -17,9 +17,9 @@ import {
   type UpstreamRequest,
   type UpstreamResponse,
   type UpstreamTransport,
-} from '../upstream/client.ts';
-import { UnauthenticatedError } from '../upstream/errors.ts';
-import type { PagingLimits } from '../upstream/paging.ts';
+} from './client.ts';
+import { UnauthenticatedError } from './errors.ts';
+import type { PagingLimits } from './paging.ts';
 
 /** The most ids one `in(id,…)` call asks for: the upstream's maximum page length. */
 export const ID_BATCH_SIZE = 100;

@@ -5,7 +5,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readAuthorization } from '../../src/gateway/context.ts';
 import {
   buildPath,
   createUpstreamTransport,
@@ -14,6 +13,7 @@ import {
   type UpstreamTransport,
 } from '../../src/upstream/client.ts';
 import { UpstreamUnavailableError } from '../../src/upstream/errors.ts';
+import { readAuthorization } from '../../src/upstream/session.ts';
 
 describe('buildPath', () => {
   it('percent-encodes every segment and the query', () => {
