@@ -142,7 +142,27 @@ if (failures.length > 0) {
   fail(`${failures.length} of ${queries} queries failed; first: ${failures[0]}`, output);
 }
 
-// The gateway is the deepest process under npm that runs src/main.ts (npm → sh → tsx → node):
+// A refusal by the query limits is the caller's error with its code, never a 500: under
+// `node --import tsx`, tsx's CommonJS hook loads a second copy of graphql for graphql-armor, whose
+// errors Yoga then cannot recognise (npm start uses `--import tsx/esm`).
+// Far over MAX_COST: ten wide pages of 1,000 orders (armor's cost counts first × fields).
+const wide = 'id upstreamId status payment shipping customerName customerEmail createdAt updatedAt';
+const overLimit = `{ ${Array.from(
+  { length: 10 },
+  (_, i) => `o${i}: orders(first: 1000) { edges { node { ${wide} total { amount currency } } } }`,
+).join(' ')} }`;
+const refused = await fetch(`http://127.0.0.1:${port}/graphql`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+  body: JSON.stringify({ query: overLimit }),
+});
+const refusal = await refused.json().catch(() => ({}));
+const refusalCode = refusal?.errors?.[0]?.extensions?.code;
+if (refused.status >= 500 || refusalCode !== 'QUERY_TOO_COMPLEX') {
+  fail(`an over-limit query got ${refused.status} ${refusalCode}`, output);
+}
+
+// The gateway is the deepest process under npm that runs src/main.ts (npm → sh → node):
 // stop it as a process manager would, and expect the whole chain to exit 0.
 const gateway = gatewayProcess(child.pid);
 process.kill(gateway, 'SIGTERM');

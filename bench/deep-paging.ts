@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   console.log(`seeded ${ORDERS} orders in ${ms(performance.now() - seedStart)}`);
 
   const child = fork(fileURLToPath(import.meta.url), ['--service', dbPath], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx/esm'],
   });
   const serviceUrl = await new Promise<string>((resolve, reject) => {
     child.once('message', (message) => resolve(String(message)));

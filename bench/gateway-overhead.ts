@@ -191,7 +191,7 @@ function spawnRole(
     role === 'gateway' && process.env.BENCH_PROFILE
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
       : [];
-  const loader = script.runtime === 'tsx' ? ['--import', 'tsx'] : [];
+  const loader = script.runtime === 'tsx' ? ['--import', 'tsx/esm'] : [];
   const child = spawn(process.execPath, [...profile, ...loader, script.file, role, ...args], {
     // As deployed: graphql-js skips its development-only instanceof checks in production.
     env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production', ...env },

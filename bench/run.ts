@@ -54,7 +54,7 @@ function versionOf(node: string): string {
 /** Runs one benchmark file on one node, each output line prefixed with that node's version. */
 function runOne(node: string, file: string): Promise<number> {
   const tag = `[Node ${versionOf(node)}]`;
-  const child = spawn(node, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, ['--import', 'tsx/esm', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) =>
     new Promise<void>((resolve) => {
       const lines = createInterface({ input: stream, crlfDelay: Infinity });

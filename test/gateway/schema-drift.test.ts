@@ -19,7 +19,7 @@ describe('schema.graphql', () => {
   it('`npm run schema -- --check` fails on drift', () => {
     const run = spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'scripts/print-schema.ts', '--check'],
+      ['--import', 'tsx/esm', 'scripts/print-schema.ts', '--check'],
       {
         encoding: 'utf8',
       },

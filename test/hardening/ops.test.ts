@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway/create-gateway.ts';
@@ -93,9 +94,19 @@ describe('structured request logs', () => {
   });
 });
 
+/** `npm start`'s command line after `node`: the test runs exactly what users run. */
+function startArgs(): string[] {
+  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [command, ...args] = scripts.start.split(' ');
+  if (command !== 'node') throw new Error(`npm start no longer runs node: ${scripts.start}`);
+  return args;
+}
+
 /** Spawns `src/main.ts` as `npm start` would, but on port 0, and waits for its URL. */
 async function spawnMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, startArgs(), {
     env: { ...process.env, NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -124,6 +135,29 @@ async function spawnMain(env: Record<string, string>) {
   });
   return { child, url, output: () => stdout, errors: () => stderr };
 }
+
+describe('the process npm start runs', () => {
+  it('refuses a query over the cost limit with its code, not a 500', async () => {
+    const main = await spawnMain({ UPSTREAM_URL: stack.serviceUrl });
+    try {
+      const fields = 'id upstreamId status payment shipping customerName createdAt updatedAt';
+      const pages = Array.from(
+        { length: 10 },
+        (_, i) => `o${i}: orders(first: 1000) { edges { node { ${fields} } } }`,
+      );
+      const response = await fetch(main.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+        body: JSON.stringify({ query: `{ ${pages.join(' ')} }` }),
+      });
+      expect(response.status).toBeLessThan(500);
+      const body = (await response.json()) as { errors?: { extensions?: { code?: string } }[] };
+      expect(body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+    } finally {
+      main.child.kill('SIGKILL');
+    }
+  });
+});
 
 describe('SIGTERM', () => {
   let child: ChildProcess | undefined;
