@@ -1,10 +1,9 @@
 /** Opening the service's SQLite database and bringing its schema up to date. */
 
-import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
-import Database from 'better-sqlite3';
 import { migrations as defaultMigrations, type Migration } from './migrations.ts';
+import { Database, type Statement } from './sqlite.ts';
 
-export type Db = SqliteDatabase;
+export type Db = Database;
 
 /**
  * Opens (creating if needed) the database at `path` (`:memory:` allowed), with WAL journaling,
@@ -76,7 +75,7 @@ export function cachedStatement(db: Db, sql: string): Statement<unknown[]> {
   let statement = cache.get(sql);
   if (!statement) {
     if (cache.size > 1000) cache.clear();
-    statement = db.prepare<unknown[]>(sql);
+    statement = db.prepare(sql);
     cache.set(sql, statement);
   }
   return statement;

@@ -8,7 +8,7 @@
  * timestamps is exercised: a burst is larger than the maximum page (100).
  */
 import { createHash } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { Db as Database } from './db.ts';
 import { loadWithoutLadder } from './ladder.ts';
 import { dataSize, entryEtag } from './routes/entries.ts';
 import { type OrderRow, renderOrder } from './routes/orders.ts';

@@ -11,8 +11,8 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/commerce-service/sqlite.ts';
 
 interface ServiceProcess {
   child: ChildProcess;

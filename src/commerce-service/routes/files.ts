@@ -174,7 +174,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const content = db
         .prepare('SELECT content FROM file_contents WHERE file_id = ?')
         .pluck()
-        .get(row.id) as Buffer;
+        .get(row.id) as Uint8Array;
       return reply
         .type(row.mime_type)
         .header(
@@ -182,7 +182,7 @@ export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
           `attachment; filename="${encodeURIComponent(row.file_name)}"`,
         )
         .header('x-content-type-options', 'nosniff')
-        .send(content);
+        .send(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
     });
 
     app.delete<{ Params: { fileId: string } }>('/files/:fileId', async (request, reply) => {
