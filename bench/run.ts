@@ -14,7 +14,14 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const BENCHES = ['service-listing', 'gateway-overhead', 'deep-paging', 'faults'] as const;
+const BENCHES = [
+  'service-listing',
+  'service-throughput',
+  'gateway-overhead',
+  'peers',
+  'deep-paging',
+  'faults',
+] as const;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const names: string[] = [];

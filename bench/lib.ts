@@ -1,0 +1,68 @@
+/** Small helpers the benchmarks share: autocannon's typed entry, medians, CPU of a process. */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+
+export interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number };
+  non2xx: number;
+  errors: number;
+  duration: number;
+}
+export type Autocannon = (options: {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  duration: number;
+}) => Promise<AutocannonResult>;
+// autocannon ships no types; this is the part of its API the benchmarks use.
+export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** The p-th percentile (nearest rank) of already sorted values. */
+export function percentile(sorted: number[], p: number): number {
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? Number.NaN;
+}
+
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system, all threads) a process has used so far, in microseconds. */
+export function processCpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of /proc/PID/stat, 12 and 13 after the name.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1_000_000) / TICKS_PER_SECOND;
+}
+
+/** Resident set size of a process, in MB. */
+export function processRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return kb / 1024;
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

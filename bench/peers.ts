@@ -1,0 +1,329 @@
+/**
+ * Peers: commerce-gateway against the gateways people would use instead, side by side in one
+ * run, all over the same embedded service (its own process, demo store seeded):
+ *   - ours: `src/main.ts` with UPSTREAM_URL, NODE_ENV=production, every feature on (MAX_COST
+ *     raised to 20,000 to admit the wide page); request logs off, and again with logs on (the
+ *     production default) to price them;
+ *   - naive: bench/naive-gateway.ts, Yoga + Pothos relay + undici and nothing else;
+ *   - hive: Hive Gateway serving a Mesh-composed OpenAPI source (bench/peers/hive, installed
+ *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out).
+ * For a 25-order page (`id status`) and a wide 100-order page (totals, customer, timestamps):
+ * CPU per request of the serving process (from /proc, over serial requests), serial p50 and p99
+ * and the p50 added over the direct REST GET, and req/s at 16 connections (autocannon). Rounds
+ * are interleaved and every figure is the median of the rounds; ratios are to the naive gateway.
+ *
+ * Run: npm run bench -- peers [--node 22]   (BENCH_ROUNDS=3, BENCH_SERIAL=1000,
+ * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive,
+ * BENCH_PROFILE=dir: write a --cpu-prof of our gateway there)
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from 'undici';
+import { fetchClientToken } from '../src/oauth-client.ts';
+import { autocannon, freePort, median, percentile, processCpuMicros, processRssMb } from './lib.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SERIAL = Number(process.env.BENCH_SERIAL ?? 1000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const PEERS = (process.env.BENCH_PEERS ?? 'ours,ours+logs,naive,hive').split(',');
+const CLIENT = { id: 'bench', secret: 'bench-secret' };
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+interface Page {
+  name: string;
+  size: number;
+  /** The GraphQL query per gateway kind (Mesh's generated schema has other names). */
+  query: { relay: string; mesh: string };
+  /** The REST call every gateway makes for it. */
+  rest: string;
+}
+
+const WIDE_FIELDS =
+  'id upstreamId status payment shipping customerName customerEmail ' +
+  'total { amount currency formatted } createdAt updatedAt';
+/** Mesh names the `page[limit]` and `page[offset]` parameters so. */
+const MESH_PAGE = (limit: number) =>
+  `page_LEFT_SQUARE_BRACE_limit_RIGHT_SQUARE_BRACE_: ${limit}, ` +
+  'page_LEFT_SQUARE_BRACE_offset_RIGHT_SQUARE_BRACE_: 0';
+const MESH_WIDE_FIELDS =
+  'id status payment shipping customer { name email } meta { display_price { with_tax ' +
+  '{ amount currency formatted } } timestamps { created_at updated_at } }';
+const PAGES: Page[] = [
+  {
+    name: '25 orders (id status)',
+    size: 25,
+    query: {
+      relay: '{ orders(first: 25) { edges { node { id status } } } }',
+      mesh: `{ listOrders(${MESH_PAGE(25)}) { data { id status } } }`,
+    },
+    rest: '/v2/orders?page[limit]=25&page[offset]=0',
+  },
+  {
+    name: '100 orders, wide',
+    size: 100,
+    query: {
+      relay: `{ orders(first: 100) { edges { node { ${WIDE_FIELDS} } } } }`,
+      mesh: `{ listOrders(${MESH_PAGE(100)}) { data { ${MESH_WIDE_FIELDS} } } }`,
+    },
+    rest: '/v2/orders?page[limit]=100&page[offset]=0',
+  },
+];
+
+interface Target {
+  name: string;
+  kind: 'relay' | 'mesh';
+  url: string;
+  child: ChildProcess;
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string, ms = 120_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not come up within ${ms / 1000} s`);
+}
+
+function start(command: string[], env: Record<string, string>): ChildProcess {
+  const [file, ...args] = command as [string, ...string[]];
+  const child = spawn(file, args, {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  child.on('exit', (code, signal) => {
+    if (!stopping) console.error(`${command.join(' ')} exited early (${code ?? signal})`);
+  });
+  return child;
+}
+let stopping = false;
+
+const tsx = (file: string, profile = false) => [
+  process.execPath,
+  ...(profile && process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : []),
+  '--import',
+  'tsx/esm',
+  file,
+];
+
+async function post(client: Client, path: string, token: string, query: string) {
+  const response = await client.request({
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query }),
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, text };
+}
+
+/** Serial requests on one keep-alive connection: latencies (ms) and CPU µs per request. */
+async function serial(
+  origin: string,
+  send: (client: Client) => Promise<unknown>,
+  pid: number | undefined,
+) {
+  const client = new Client(origin, { pipelining: 1 });
+  for (let i = 0; i < 50; i += 1) await send(client);
+  const latencies: number[] = [];
+  const cpuBefore = pid === undefined ? 0 : processCpuMicros(pid);
+  for (let i = 0; i < SERIAL; i += 1) {
+    const t = performance.now();
+    await send(client);
+    latencies.push(performance.now() - t);
+  }
+  const cpu = pid === undefined ? Number.NaN : (processCpuMicros(pid) - cpuBefore) / SERIAL;
+  await client.close();
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpu };
+}
+
+interface Sample {
+  cpu: number;
+  p50: number;
+  p99: number;
+  rps: number;
+  addedP50: number;
+}
+
+async function main(): Promise<void> {
+  const servicePort = await freePort();
+  const serviceUrl = `http://127.0.0.1:${servicePort}`;
+  const service = start(tsx('src/commerce-service/main.ts'), {
+    PORT: String(servicePort),
+    HOST: '127.0.0.1',
+    COMMERCE_DB: ':memory:',
+    COMMERCE_CLIENTS: `${CLIENT.id}:${CLIENT.secret}`,
+  });
+  await waitUntil(async () => (await fetch(`${serviceUrl}/healthz`)).status < 500, 'service');
+  const token = await fetchClientToken(serviceUrl, CLIENT);
+  process.stderr.write(`service up at ${serviceUrl}\n`);
+
+  const targets: Target[] = [];
+  for (const peer of PEERS) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/graphql`;
+    let child: ChildProcess;
+    let kind: Target['kind'] = 'relay';
+    if (peer === 'ours' || peer === 'ours+logs') {
+      child = start(tsx('src/main.ts', peer === 'ours'), {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        UPSTREAM_URL: serviceUrl,
+        LOG_REQUESTS: peer === 'ours' ? '0' : '1',
+        // armor's cost counts first × fields: the wide page (about 6,200) is over the default
+        // 5,000. Every limit stays on; this one is raised to admit the page.
+        MAX_COST: '20000',
+      });
+    } else if (peer === 'naive') {
+      child = start(tsx('bench/naive-gateway.ts'), {
+        PORT: String(port),
+        UPSTREAM_URL: serviceUrl,
+      });
+    } else if (peer === 'hive') {
+      const script = join(root, 'bench/peers/hive/start.mjs');
+      if (!existsSync(script)) throw new Error('bench/peers/hive/start.mjs is missing');
+      // Installs Hive Gateway and Mesh into that folder on first use (about a minute).
+      const setup = spawnSync(process.execPath, [join(root, 'bench/peers/hive/setup.mjs')], {
+        stdio: 'inherit',
+      });
+      if (setup.status !== 0) throw new Error('bench/peers/hive/setup.mjs failed');
+      kind = 'mesh';
+      child = start(
+        [process.execPath, script, '--upstream', serviceUrl, '--port', String(port)],
+        {},
+      );
+    } else {
+      throw new Error(`unknown peer "${peer}" in BENCH_PEERS`);
+    }
+    targets.push({ name: peer, kind, url, child });
+  }
+  for (const target of targets) {
+    const client = new Client(new URL(target.url).origin);
+    const query = PAGES[0]?.query[target.kind] ?? '';
+    await waitUntil(
+      async () => (await post(client, '/graphql', token, query)).status === 200,
+      target.name,
+    );
+    // Every target answers the pages in full before anything is measured.
+    for (const page of PAGES) {
+      const { status, text } = await post(client, '/graphql', token, page.query[target.kind]);
+      const count = (text.match(/"status":/g) ?? []).length;
+      if (status !== 200 || text.includes('"errors"') || count !== page.size) {
+        throw new Error(`${target.name} answered ${page.name} wrongly: ${text.slice(0, 300)}`);
+      }
+    }
+    await client.close();
+    process.stderr.write(`${target.name} up at ${target.url}\n`);
+  }
+
+  const samples = new Map<string, Sample[]>();
+  const directP50 = new Map<string, number[]>();
+  const loads: number[] = [];
+  const rssStart = new Map(targets.map((t) => [t.name, processRssMb(t.child.pid as number)]));
+  for (let round = 0; round < ROUNDS; round += 1) {
+    loads.push(loadavg()[0] as number);
+    process.stderr.write(
+      `round ${round + 1}/${ROUNDS}, load average ${loadavg()[0]?.toFixed(2)}\n`,
+    );
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const page of PAGES) {
+      const direct = await serial(
+        serviceUrl,
+        (client) =>
+          client
+            .request({
+              method: 'GET',
+              path: page.rest,
+              headers: { authorization: `Bearer ${token}` },
+            })
+            .then((r) => r.body.text()),
+        undefined,
+      );
+      directP50.set(page.name, [...(directP50.get(page.name) ?? []), direct.p50]);
+      for (const target of order) {
+        const path = new URL(target.url).pathname;
+        const query = page.query[target.kind];
+        const s = await serial(
+          new URL(target.url).origin,
+          (client) => post(client, path, token, query),
+          target.child.pid,
+        );
+        const loaded = await autocannon({
+          url: target.url,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ query }),
+          connections: CONNECTIONS,
+          duration: SECONDS,
+        });
+        if (loaded.non2xx > 0 || loaded.errors > 0) {
+          throw new Error(`${target.name}: ${loaded.non2xx} non-2xx, ${loaded.errors} errors`);
+        }
+        const key = `${page.name}|${target.name}`;
+        samples.set(key, [
+          ...(samples.get(key) ?? []),
+          {
+            cpu: s.cpu,
+            p50: s.p50,
+            p99: s.p99,
+            rps: loaded.requests.total / (loaded.duration || SECONDS),
+            addedP50: s.p50 - direct.p50,
+          },
+        ]);
+      }
+    }
+  }
+  loads.push(loadavg()[0] as number);
+
+  console.log(
+    `\npeers: medians of ${ROUNDS} interleaved rounds (${SERIAL} serial requests, ` +
+      `${SECONDS} s at c=${CONNECTIONS}); Node ${process.version}, ${cpus().length} CPUs, ` +
+      `1-min load average ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}`,
+  );
+  for (const page of PAGES) {
+    console.log(
+      `\n${page.name}: direct REST GET serial p50 ${median(directP50.get(page.name) ?? []).toFixed(2)} ms`,
+    );
+    console.log(
+      `${'target'.padEnd(11)}${'CPU µs/req'.padStart(11)}${'×naive'.padStart(8)}` +
+        `${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'+p50 ms'.padStart(9)}` +
+        `${'×naive'.padStart(8)}${'req/s'.padStart(8)}${'×naive'.padStart(8)}`,
+    );
+    const naive = samples.get(`${page.name}|naive`);
+    for (const target of targets) {
+      const own = samples.get(`${page.name}|${target.name}`) ?? [];
+      // Ratios are taken within a round (targets back to back), then the median.
+      const ratio = (key: keyof Sample) =>
+        naive ? median(own.map((s, i) => s[key] / (naive[i]?.[key] ?? Number.NaN))) : Number.NaN;
+      const med = (key: keyof Sample) => median(own.map((s) => s[key]));
+      console.log(
+        `${target.name.padEnd(11)}${med('cpu').toFixed(0).padStart(11)}` +
+          `${ratio('cpu').toFixed(2).padStart(8)}${med('p50').toFixed(2).padStart(8)}` +
+          `${med('p99').toFixed(2).padStart(8)}${med('addedP50').toFixed(2).padStart(9)}` +
+          `${ratio('addedP50').toFixed(2).padStart(8)}${med('rps').toFixed(0).padStart(8)}` +
+          `${ratio('rps').toFixed(2).padStart(8)}`,
+      );
+    }
+  }
+  const rss = targets
+    .map(
+      (t) =>
+        `${t.name} ${rssStart.get(t.name)?.toFixed(0)}→${processRssMb(t.child.pid as number).toFixed(0)}`,
+    )
+    .join(', ');
+  console.log(`\nRSS MB from the first to the last round: ${rss}`);
+
+  stopping = true;
+  for (const target of targets) target.child.kill('SIGTERM');
+  service.kill('SIGTERM');
+}
+
+await main();
