@@ -13,7 +13,7 @@
  * are interleaved and every figure is the median of the rounds; ratios are to the naive gateway.
  *
  * Run: npm run bench -- peers [--node 22]   (BENCH_ROUNDS=3, BENCH_SERIAL=1000,
- * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive,
+ * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive, BENCH_PAGES=narrow|wide,
  * BENCH_PROFILE=dir: write a --cpu-prof of our gateway there)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -34,6 +34,7 @@ const CLIENT = { id: 'bench', secret: 'bench-secret' };
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface Page {
+  key: 'narrow' | 'wide';
   name: string;
   size: number;
   /** The GraphQL query per gateway kind (Mesh's generated schema has other names). */
@@ -52,8 +53,9 @@ const MESH_PAGE = (limit: number) =>
 const MESH_WIDE_FIELDS =
   'id status payment shipping customer { name email } meta { display_price { with_tax ' +
   '{ amount currency formatted } } timestamps { created_at updated_at } }';
-const PAGES: Page[] = [
+const ALL_PAGES: Page[] = [
   {
+    key: 'narrow',
     name: '25 orders (id status)',
     size: 25,
     query: {
@@ -63,6 +65,7 @@ const PAGES: Page[] = [
     rest: '/v2/orders?page[limit]=25&page[offset]=0',
   },
   {
+    key: 'wide',
     name: '100 orders, wide',
     size: 100,
     query: {
@@ -72,6 +75,11 @@ const PAGES: Page[] = [
     rest: '/v2/orders?page[limit]=100&page[offset]=0',
   },
 ];
+
+/** BENCH_PAGES=narrow or =wide measures one page only (e.g. to profile it alone). */
+const PAGES = ALL_PAGES.filter(
+  (page) => !process.env.BENCH_PAGES || page.key === process.env.BENCH_PAGES,
+);
 
 interface Target {
   name: string;
@@ -183,7 +191,7 @@ async function main(): Promise<void> {
         MAX_COST: '20000',
       });
     } else if (peer === 'naive') {
-      child = start(tsx('bench/naive-gateway.ts'), {
+      child = start(tsx('bench/naive-gateway.ts', true), {
         PORT: String(port),
         UPSTREAM_URL: serviceUrl,
       });
