@@ -78,7 +78,9 @@ beforeAll(async () => {
     headers: (request) => {
       const authorization = (request?.context as { authorization?: string } | undefined)
         ?.authorization;
-      return authorization ? { authorization } : {};
+      const headers: Record<string, string> = {};
+      if (authorization) headers.authorization = authorization;
+      return headers;
     },
   });
   const introspection = (await executor({ document: parse(getIntrospectionQuery()) })) as {
