@@ -1,39 +1,88 @@
 /**
- * `npm run schema` writes schema.graphql: the gateway's SDL, sorted so that moving code around
- * never changes the file. `--check` writes nothing and exits 1 when the committed file differs,
- * for CI and the drift test. The file is generated, never written at server start.
+ * `npm run schema` writes schema.graphql: the gateway's static SDL, sorted so that moving code
+ * around never changes the file. `npm run schema -- --typed` writes schema.typed.graphql: the
+ * full schema of the demo store, i.e. the static one plus the types generated from the demo
+ * Custom APIs' field definitions (read over HTTP from an in-memory embedded service, as the
+ * gateway reads them). `--check` writes nothing and exits 1 when the committed file differs,
+ * for CI and the drift test. The files are generated, never written at server start.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lexicographicSortSchema, printSchema } from 'graphql';
+import { type GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { createCommerceService } from '../src/commerce-service/app.ts';
+import { DEFAULT_CLIENTS } from '../src/config.ts';
 import { schema } from '../src/schema/index.ts';
+import { buildTypedSchema } from '../src/schema/typed/build-typed-schema.ts';
+import { createDefinitionReader } from '../src/upstream/custom-api-definitions.ts';
 
-export const SCHEMA_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'schema.graphql');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const SCHEMA_FILE = join(ROOT, 'schema.graphql');
+export const TYPED_SCHEMA_FILE = join(ROOT, 'schema.typed.graphql');
 
-/** The SDL as it should be committed. */
+const print = (printed: GraphQLSchema) => `${printSchema(lexicographicSortSchema(printed))}\n`;
+
+/** The static SDL as it should be committed. */
 export function renderSchema(): string {
-  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+  return print(schema);
 }
 
-function main(): void {
-  const expected = renderSchema();
+/** The demo store's full schema (static plus generated), built as the gateway builds it. */
+export async function buildDemoTypedSchema(): Promise<GraphQLSchema> {
+  const demo = DEFAULT_CLIENTS[0] ?? { id: 'demo', secret: 'demo-secret' };
+  const service = await createCommerceService({
+    dbPath: ':memory:',
+    clients: [demo],
+    seed: true,
+    seedOptions: { orders: 0 },
+    logger: false,
+  });
+  await service.listen({ port: 0, host: '127.0.0.1' });
+  const reader = createDefinitionReader({
+    upstreamUrl: `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`,
+    credentials: { clientId: demo.id, clientSecret: demo.secret },
+  });
+  try {
+    return buildTypedSchema(schema, await reader.read()).schema;
+  } finally {
+    await reader.close();
+    await service.close();
+  }
+}
+
+export async function renderTypedSchema(): Promise<string> {
+  return print(await buildDemoTypedSchema());
+}
+
+async function main(): Promise<void> {
+  const typed = process.argv.includes('--typed');
+  const file = typed ? TYPED_SCHEMA_FILE : SCHEMA_FILE;
+  const name = typed ? 'schema.typed.graphql' : 'schema.graphql';
+  const expected = typed ? await renderTypedSchema() : renderSchema();
   if (process.argv.includes('--check')) {
     let current = '';
     try {
-      current = readFileSync(SCHEMA_FILE, 'utf8');
+      current = readFileSync(file, 'utf8');
     } catch {
       // A missing file is drift too.
     }
     if (current !== expected) {
-      console.error('schema.graphql is out of date: run `npm run schema` and commit it');
+      console.error(
+        `${name} is out of date: run \`npm run schema${typed ? ' -- --typed' : ''}\` and commit it`,
+      );
       process.exit(1);
     }
-    console.log('schema.graphql is up to date');
+    console.log(`${name} is up to date`);
     return;
   }
-  writeFileSync(SCHEMA_FILE, expected);
-  console.log(`wrote ${SCHEMA_FILE}`);
+  writeFileSync(file, expected);
+  console.log(`wrote ${file}`);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

@@ -59,6 +59,20 @@ export interface GatewayConfig {
   callBudget?: number;
   /** Limits of the pagination planner (see src/upstream/paging.ts). */
   paging?: Partial<PagingConfigValues>;
+  /** The typed Custom API schema (src/schema/typed/). */
+  typedSchema?: TypedSchemaConfig;
+}
+
+/** Where the typed schema's definitions come from, and how often they are re-read. */
+export interface TypedSchemaConfig {
+  /**
+   * The gateway's own credential for reading Custom API definitions (client_credentials):
+   * `SCHEMA_CLIENT_ID` and `SCHEMA_CLIENT_SECRET`, both or neither. Unset: with the embedded
+   * service the demo client is used; with UPSTREAM_URL only the generic API is served.
+   */
+  credentials: { clientId: string; clientSecret: string } | undefined;
+  /** Re-read interval. `SCHEMA_REFRESH_MS`, default 60000, at least 1000. */
+  refreshMs: number;
 }
 
 /** Pagination planner settings that deployments tune; the planner applies the same defaults. */
@@ -228,6 +242,26 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10000),
     callBudget: parseCount('UPSTREAM_CALL_BUDGET', env.UPSTREAM_CALL_BUDGET, 50),
     paging: pagingFromEnv(env),
+    typedSchema: typedSchemaFromEnv(env),
+  };
+}
+
+function typedSchemaFromEnv(env: Env): TypedSchemaConfig {
+  const clientId = env.SCHEMA_CLIENT_ID ?? '';
+  const clientSecret = env.SCHEMA_CLIENT_SECRET ?? '';
+  if ((clientId === '') !== (clientSecret === '')) {
+    // Never echo the secret; naming the variables is enough.
+    throw new ConfigError('SCHEMA_CLIENT_ID and SCHEMA_CLIENT_SECRET must be set together');
+  }
+  const refreshMs = parseCount('SCHEMA_REFRESH_MS', env.SCHEMA_REFRESH_MS, 60_000);
+  if (refreshMs < 1000) {
+    throw new ConfigError(
+      `SCHEMA_REFRESH_MS must be at least 1000, got "${env.SCHEMA_REFRESH_MS}"`,
+    );
+  }
+  return {
+    credentials: clientId === '' ? undefined : { clientId, clientSecret },
+    refreshMs,
   };
 }
 

@@ -11,7 +11,10 @@ import { createGateway } from './gateway/create-gateway.ts';
 import { createHealth } from './gateway/health.ts';
 import { createLogger } from './gateway/logging.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
+import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
 import { fetchClientToken } from './oauth-client.ts';
+import { schema as baseSchema } from './schema/index.ts';
+import { createDefinitionReader } from './upstream/custom-api-definitions.ts';
 
 const DEMO_TOKEN_RENEW_MS = 50 * 60 * 1000;
 
@@ -49,6 +52,23 @@ async function main(): Promise<void> {
   const g = config.gateway;
   const logger = createLogger();
   const health = createHealth({ upstreamUrl });
+  // The typed schema reads definitions with the gateway's own credential: SCHEMA_CLIENT_ID, or
+  // the embedded service's demo client. Without one, only the generic API is served.
+  const demoClient = service ? config.service.clients[0] : undefined;
+  const schemaCredentials =
+    g.typedSchema?.credentials ??
+    (demoClient ? { clientId: demoClient.id, clientSecret: demoClient.secret } : undefined);
+  let schemaSource: TypedSchemaSource | undefined;
+  if (schemaCredentials) {
+    schemaSource = createTypedSchemaSource({
+      base: baseSchema,
+      reader: createDefinitionReader({ upstreamUrl, credentials: schemaCredentials }),
+      refreshMs: g.typedSchema?.refreshMs,
+      logger,
+    });
+    // A failed first read is logged and retried on the timer: startup never fails over it.
+    await schemaSource.start();
+  }
   const gateway = createGateway({
     upstreamUrl,
     demoToken: () => demoToken,
@@ -71,6 +91,7 @@ async function main(): Promise<void> {
     },
     logger: g.logRequests === false ? undefined : logger,
     health,
+    ...(schemaSource ? { schemaSource } : {}),
   });
   const server: Server = createServer(gateway);
   await new Promise<void>((resolve, reject) => {
@@ -99,6 +120,7 @@ async function main(): Promise<void> {
     onDraining: () => health.setDraining(),
     cleanup: async () => {
       await gateway.dispose();
+      await schemaSource?.close();
       await service?.close();
     },
     log: (msg, fields) => logger.log('info', msg, fields),

@@ -11,6 +11,7 @@ import { frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { cartRoutes } from './routes/carts.ts';
 import { customApiRoutes } from './routes/custom-apis.ts';
+import { customFieldRoutes } from './routes/custom-fields.ts';
 import { entryRoutes } from './routes/entries.ts';
 import { fileRoutes } from './routes/files.ts';
 import { oauthRoutes } from './routes/oauth.ts';
@@ -45,6 +46,7 @@ export const BODY_LIMIT = 1024 * 1024;
 const v2Routes: RouteModule[] = [
   settingsRoutes,
   customApiRoutes,
+  customFieldRoutes,
   entryRoutes,
   cartRoutes,
   orderRoutes,

@@ -24,15 +24,16 @@ import { badRequest } from './errors.ts';
 import { edge, type ListLadder, listLadder, locate, rank } from './ladder.ts';
 import { parseTimestamp } from './time.ts';
 
-export type FilterOpName = 'eq' | 'like' | 'in' | 'gt' | 'ge' | 'lt' | 'le';
+export type FilterOpName = 'eq' | 'like' | 'in' | 'gt' | 'ge' | 'lt' | 'le' | 'is_null';
 
-const ALL_OPS: FilterOpName[] = ['eq', 'like', 'in', 'gt', 'ge', 'lt', 'le'];
+const ALL_OPS: FilterOpName[] = ['eq', 'like', 'in', 'gt', 'ge', 'lt', 'le', 'is_null'];
 
 /**
  * How a filter value is read: `timestamp` (ISO-8601, normalised), `id` (lowercased text),
- * `string` (as given), `integer` (a whole number).
+ * `string` (as given), `integer` (a whole number), `float` (a decimal number), `boolean`
+ * (`true`/`false`, compared as SQLite's 1/0).
  */
-export type AttributeKind = 'timestamp' | 'id' | 'string' | 'integer';
+export type AttributeKind = 'timestamp' | 'id' | 'string' | 'integer' | 'float' | 'boolean';
 
 export interface ListAttribute {
   /** The SQL column; a trusted identifier from code, never from a request. */
@@ -40,6 +41,11 @@ export interface ListAttribute {
   kind: AttributeKind;
   /** Operators clients may use on this attribute. */
   ops: FilterOpName[];
+  /**
+   * A condition every comparison (not `is_null`) also requires, e.g. that a JSON field holds a
+   * value of its declared type, so a stray value of another type never compares.
+   */
+  guard?: string;
 }
 
 /** What a list endpoint allows. */
@@ -168,7 +174,8 @@ function splitClauses(filter: string): string[] {
   return clauses;
 }
 
-const CLAUSE = /^\s*([A-Za-z]+)\(\s*([A-Za-z0-9_.]*)\s*,(.*)\)\s*$/s;
+// Operators include is_null; attribute names include Custom API field slugs (`a-z0-9_-`).
+const CLAUSE = /^\s*([A-Za-z_]+)\(\s*([A-Za-z0-9_.-]*)\s*,(.*)\)\s*$/s;
 
 function likePattern(value: string): string {
   // `*` is the API's wildcard; SQL's own wildcards in the value are literal.
@@ -201,6 +208,19 @@ function parseValue(
         throw badRequest(`Filter "${clause}": ${name} takes a whole number.`, 'filter');
       }
       return Number(trimmed);
+    }
+    case 'float': {
+      const number = Number(trimmed);
+      if (!/^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed) || !Number.isFinite(number)) {
+        throw badRequest(`Filter "${clause}": ${name} takes a number.`, 'filter');
+      }
+      return number;
+    }
+    case 'boolean': {
+      if (trimmed !== 'true' && trimmed !== 'false') {
+        throw badRequest(`Filter "${clause}": ${name} takes true or false.`, 'filter');
+      }
+      return trimmed === 'true' ? 1 : 0;
     }
     case 'id':
       return trimmed.toLowerCase();
@@ -242,6 +262,22 @@ function toCondition(clause: string, spec: ListSpec): SqlCondition {
     );
   }
   const col = attr.column;
+  if (op === 'is_null') {
+    const wanted = rawValue.trim();
+    if (wanted !== 'true' && wanted !== 'false') {
+      throw badRequest(
+        `Filter "${clause}": is_null takes true (no value or null) or false (has a value).`,
+        'filter',
+      );
+    }
+    return { sql: `${col} IS ${wanted === 'true' ? '' : 'NOT '}NULL`, params: [] };
+  }
+  if (attr.guard !== undefined) {
+    // A guarded attribute is an expression, not an indexed column: no range for the planner.
+    const { guard, ...plain } = attr;
+    const inner = toCondition(clause, { ...spec, filters: { ...spec.filters, [name]: plain } });
+    return { sql: `(${guard} AND ${inner.sql})`, params: inner.params };
+  }
   if (op === 'in') {
     const values = rawValue.split(',').map((v) => parseValue(name, attr, v, clause));
     if (values.length > MAX_IN_VALUES) {

@@ -479,4 +479,32 @@ export const migrations: Migration[] = [
       return `${sql.join(';\n')};`;
     })(),
   },
+  {
+    // Field definitions of Custom APIs (production's typed attributes): entries of a Custom API
+    // that has fields are validated against them, and filter on them. `validation` is the JSON
+    // of the rules of the field's own type, as the API returns them under validation.<type>.
+    id: '0500-custom-api-fields',
+    sql: `
+      CREATE TABLE custom_api_fields (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        custom_api_id TEXT NOT NULL REFERENCES custom_apis(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        field_type TEXT NOT NULL CHECK (field_type IN ('string', 'integer', 'float', 'boolean')),
+        description TEXT NOT NULL DEFAULT '',
+        validation TEXT NOT NULL DEFAULT '{}',
+        use_as_url_slug INTEGER NOT NULL DEFAULT 0 CHECK (use_as_url_slug IN (0, 1)),
+        sort_order INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (custom_api_id, slug)
+      );
+      CREATE INDEX custom_api_fields_created
+        ON custom_api_fields (store_id, custom_api_id, created_at, id);
+      CREATE INDEX custom_api_fields_updated
+        ON custom_api_fields (store_id, custom_api_id, updated_at, id);
+      CREATE INDEX custom_api_fields_id ON custom_api_fields (store_id, custom_api_id, id);
+    `,
+  },
 ];

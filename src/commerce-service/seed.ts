@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db as Database } from './db.ts';
+import { uuidFromBytes } from './ids.ts';
 import { loadWithoutLadder } from './ladder.ts';
 import { dataSize, entryEtag } from './routes/entries.ts';
 import { type OrderRow, renderOrder } from './routes/orders.ts';
@@ -273,7 +274,35 @@ interface SeedCustomApi {
   apiType: string;
   entries: number;
   attributes: (random: Random, index: number) => Record<string, unknown>;
+  /** Field definitions that every seeded entry satisfies (custom-fields.ts). */
+  fields: readonly SeedField[];
 }
+
+interface SeedField {
+  name: string;
+  slug: string;
+  field_type: 'string' | 'integer' | 'float' | 'boolean';
+  description: string;
+  validation: Record<string, unknown>;
+}
+
+const field = (
+  slug: string,
+  fieldType: SeedField['field_type'],
+  description: string,
+  rules: Record<string, unknown> = {},
+): SeedField => ({
+  name: slug.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()),
+  slug,
+  field_type: fieldType,
+  description,
+  validation: {
+    allow_null_values: false,
+    immutable: false,
+    ...(fieldType === 'string' ? { unique: 'no', unique_case_insensitivity: false } : {}),
+    ...rules,
+  },
+});
 
 const CUSTOM_APIS: readonly SeedCustomApi[] = [
   {
@@ -287,6 +316,14 @@ const CUSTOM_APIS: readonly SeedCustomApi[] = [
       items_count: random.int(0, 12),
       is_public: random.next() < 0.5,
     }),
+    fields: [
+      field('name', 'string', 'Name the shopper gave the list.', {
+        min_length: 1,
+        max_length: 255,
+      }),
+      field('items_count', 'integer', 'Products saved in the list.', { min_value: 0 }),
+      field('is_public', 'boolean', 'Whether other shoppers may see the list.'),
+    ],
   },
   {
     name: 'Product reviews',
@@ -304,6 +341,13 @@ const CUSTOM_APIS: readonly SeedCustomApi[] = [
         verified_purchase: random.next() < 0.8,
       };
     },
+    fields: [
+      field('product_sku', 'string', 'SKU of the reviewed product.', { min_length: 1 }),
+      field('rating', 'integer', 'Stars from 1 to 5.', { min_value: 1, max_value: 5 }),
+      field('title', 'string', 'Headline of the review.', { max_length: 255 }),
+      field('body', 'string', 'Text of the review.'),
+      field('verified_purchase', 'boolean', 'Whether the reviewer bought the product.'),
+    ],
   },
   {
     name: 'Loyalty points',
@@ -316,6 +360,15 @@ const CUSTOM_APIS: readonly SeedCustomApi[] = [
       points: random.int(0, 5000),
       tier: random.pick(['bronze', 'silver', 'gold']),
     }),
+    fields: [
+      field('customer_email', 'string', 'Email of the member; one balance per member.', {
+        unique: 'yes',
+        unique_case_insensitivity: true,
+        immutable: true,
+      }),
+      field('points', 'integer', 'Current points balance.', { min_value: 0 }),
+      field('tier', 'string', 'Membership tier.', { regex: '^(bronze|silver|gold)$' }),
+    ],
   },
 ];
 
@@ -328,6 +381,7 @@ export function wipeStoreData(db: Database, storeId: string): void {
   db.transaction(() => {
     // Children first by store_id: one scan each instead of a cascade per parent row.
     db.prepare('DELETE FROM custom_api_entries WHERE store_id = ?').run(storeId);
+    db.prepare('DELETE FROM custom_api_fields WHERE store_id = ?').run(storeId);
     db.prepare('DELETE FROM custom_apis WHERE store_id = ?').run(storeId);
     db.prepare('DELETE FROM cart_custom_discounts WHERE store_id = ?').run(storeId);
     db.prepare('DELETE FROM cart_items WHERE store_id = ?').run(storeId);
@@ -392,6 +446,11 @@ export function seedDemoStore(
                                        resource_version, etag_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)`,
       );
+      const insertField = db.prepare(
+        `INSERT INTO custom_api_fields (id, store_id, custom_api_id, name, slug, field_type,
+           description, validation, use_as_url_slug, sort_order, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+      );
       for (const api of CUSTOM_APIS) {
         const apiId = random.uuid();
         const created = tick();
@@ -406,6 +465,25 @@ export function seedDemoStore(
           created,
         );
         summary.customApis++;
+        api.fields.forEach((definition, order) => {
+          // Derived, not drawn: the PRNG stream (and so every later id) stays as it was.
+          const fieldId = uuidFromBytes(
+            createHash('sha256').update(`commerce-seed-field:${apiId}:${definition.slug}`).digest(),
+          );
+          insertField.run(
+            fieldId,
+            storeId,
+            apiId,
+            definition.name,
+            definition.slug,
+            definition.field_type,
+            definition.description,
+            JSON.stringify(definition.validation),
+            (order + 1) * 10,
+            created,
+            created,
+          );
+        });
         for (let i = 0; i < api.entries; i++) {
           const id = random.uuid();
           const at = tick();

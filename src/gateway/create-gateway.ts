@@ -22,6 +22,7 @@ import { createContextFactory, type GatewayContext } from '../upstream/session.t
 import { createSecurityPlugins, type QueryLimits, securityYogaOptions } from './armor.ts';
 import { createHealth, type Health } from './health.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
+import type { SchemaSource } from './typed-schema-source.ts';
 
 export interface GatewayOptions {
   /** Base URL of the v2 service, without `/v2` (e.g. `http://127.0.0.1:4010`). */
@@ -64,6 +65,11 @@ export interface GatewayOptions {
   logger?: Logger | false;
   /** /healthz and /readyz; pass one to drive readiness (shutdown). Default: created here. */
   health?: Health;
+  /**
+   * Where each request's schema comes from (the typed Custom API schema, swapped on refresh:
+   * src/gateway/typed-schema-source.ts). Default: the static schema.
+   */
+  schemaSource?: SchemaSource;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, GatewayContext>;
@@ -123,8 +129,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   const production = options.production ?? false;
   const graphiqlEnabled = options.graphiql ?? true;
 
+  const schemaSource = options.schemaSource;
   return createYoga<Record<string, unknown>, GatewayContext>({
-    schema,
+    // A factory is asked once per request, which then keeps that schema to its end.
+    schema: schemaSource ? () => schemaSource.current() : schema,
     graphqlEndpoint: options.graphqlEndpoint ?? '/graphql',
     landingPage: false,
     graphiql: graphiqlEnabled

@@ -154,11 +154,15 @@ export interface ListSpec<T extends Listed> {
   toNode: (row: JsonObject) => T;
 }
 
-/** Resolves a connection field through the pagination planner and the cached GET. */
+/**
+ * Resolves a connection field through the pagination planner and the cached GET.
+ * `renderedFilters`: clauses on typed Custom API fields, judged and rendered by their schema.
+ */
 export function resolveList<T extends Listed>(
   context: GatewayContext,
   args: ListArgs,
   spec: ListSpec<T>,
+  renderedFilters: readonly string[] = [],
 ): Promise<Connection<T>> {
   return paginate<T>({
     connection: spec.connection,
@@ -166,6 +170,7 @@ export function resolveList<T extends Listed>(
     sortKey: args.sortKey ?? 'created_at',
     reverse: args.reverse ?? false,
     filters: toFilterClauses(args.filter),
+    renderedFilters,
     updatedSince: args.updatedSince ?? undefined,
     budget: context.budget,
     limits: context.paging,

@@ -95,7 +95,8 @@ function judgeAttributes(attributes: JsonObject, field: string): JsonObject {
   return attributes;
 }
 
-const entriesPath = (customApiId: string) =>
+/** The v2 path of a Custom API's entries (shared with the typed schema). */
+export const entriesPath = (customApiId: string) =>
   ['settings', 'extensions', 'custom-apis', customApiId, 'entries'] as const;
 
 export function entriesListSpec(customApiId: string): ListSpec<CustomApiEntryShape> {
@@ -265,7 +266,7 @@ const DeletePayload = builder
   });
 
 /** The entry in a write response, with the ETag header taking precedence over meta.etag_id. */
-function entryFromWrite(
+export function entryFromWrite(
   response: { body: unknown; etag: string | undefined },
   customApiId: string,
 ): CustomApiEntryShape {

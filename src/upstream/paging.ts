@@ -112,6 +112,12 @@ export interface PaginateOptions<T> {
   reverse: boolean;
   /** Typed, from the GraphQL filter input; validated and rendered here. */
   filters: FilterClause[];
+  /**
+   * Clauses on attributes the planner does not know (typed Custom API fields), already judged
+   * and rendered in the v2 syntax by their schema. They narrow every call of the walk like
+   * `filters` and are bound into cursors the same way.
+   */
+  renderedFilters?: readonly string[];
   /** Incremental sync: only records with updated_at at or after this ISO instant. */
   updatedSince?: string | null;
   /** Performs ONE upstream list call (through the REST client, which consumes the budget). */
@@ -672,7 +678,10 @@ export async function paginate<T>(options: PaginateOptions<T>): Promise<Connecti
   const sortKey = options.sortKey;
   if (!ATTRS.has(sortKey)) badInput(`unknown sortKey ${String(sortKey)}`, 'sortKey');
   const direction = options.reverse ? 'desc' : 'asc';
-  const userClauses = (options.filters ?? []).map(renderClause);
+  const userClauses = [
+    ...(options.filters ?? []).map(renderClause),
+    ...(options.renderedFilters ?? []),
+  ];
   let since: string | undefined;
   if (options.updatedSince !== undefined && options.updatedSince !== null) {
     since = normalizeTimestamp(options.updatedSince);

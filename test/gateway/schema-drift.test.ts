@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import {
+  type GraphQLSchema,
   getNamedType,
   isEnumType,
   isInputObjectType,
@@ -8,8 +9,37 @@ import {
   isObjectType,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { renderSchema, SCHEMA_FILE } from '../../scripts/print-schema.ts';
+import {
+  buildDemoTypedSchema,
+  renderSchema,
+  renderTypedSchema,
+  SCHEMA_FILE,
+  TYPED_SCHEMA_FILE,
+} from '../../scripts/print-schema.ts';
 import { schema } from '../../src/schema/index.ts';
+
+/** Types, fields, arguments and enum values without a description. */
+function undescribed(schema: GraphQLSchema): string[] {
+  const missing: string[] = [];
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__')) continue;
+    if (!type.description) missing.push(type.name);
+    if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        if (!field.description) missing.push(`${type.name}.${field.name}`);
+        for (const arg of 'args' in field ? field.args : []) {
+          if (!arg.description) missing.push(`${type.name}.${field.name}(${arg.name})`);
+        }
+      }
+    }
+    if (isEnumType(type)) {
+      for (const value of type.getValues()) {
+        if (!value.description) missing.push(`${type.name}.${value.name}`);
+      }
+    }
+  }
+  return missing.filter((name) => !['Boolean', 'Int', 'String', 'ID', 'Float'].includes(name));
+}
 
 describe('schema.graphql', () => {
   it('is the committed, sorted print of the schema (run `npm run schema` after a change)', () => {
@@ -28,27 +58,7 @@ describe('schema.graphql', () => {
   });
 
   it('describes every type, field, argument and enum value', () => {
-    const missing: string[] = [];
-    for (const type of Object.values(schema.getTypeMap())) {
-      if (type.name.startsWith('__')) continue;
-      if (!type.description) missing.push(type.name);
-      if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
-        for (const field of Object.values(type.getFields())) {
-          if (!field.description) missing.push(`${type.name}.${field.name}`);
-          for (const arg of 'args' in field ? field.args : []) {
-            if (!arg.description) missing.push(`${type.name}.${field.name}(${arg.name})`);
-          }
-        }
-      }
-      if (isEnumType(type)) {
-        for (const value of type.getValues()) {
-          if (!value.description) missing.push(`${type.name}.${value.name}`);
-        }
-      }
-    }
-    expect(
-      missing.filter((name) => !['Boolean', 'Int', 'String', 'ID', 'Float'].includes(name)),
-    ).toEqual([]);
+    expect(undescribed(schema)).toEqual([]);
   });
 
   it('keeps the public contract names', () => {
@@ -118,5 +128,39 @@ describe('schema.graphql', () => {
       'sortKey',
       'updatedSince',
     ]);
+  });
+});
+
+describe('schema.typed.graphql (the demo store’s full schema)', () => {
+  it('is the committed print of the demo store’s typed schema (`npm run schema -- --typed`)', async () => {
+    expect(readFileSync(TYPED_SCHEMA_FILE, 'utf8')).toBe(await renderTypedSchema());
+  });
+
+  it('`npm run schema -- --typed --check` fails on drift', () => {
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx/esm', 'scripts/print-schema.ts', '--typed', '--check'],
+      { encoding: 'utf8' },
+    );
+    expect(run.stdout + run.stderr).toMatch(/schema.typed.graphql is up to date/);
+    expect(run.status).toBe(0);
+  });
+
+  it('types the demo Custom APIs, and describes every generated type and field', async () => {
+    const typed = await buildDemoTypedSchema();
+    expect(undescribed(typed)).toEqual([]);
+    const query = typed.getQueryType()?.getFields() ?? {};
+    for (const name of ['wishlists', 'wishlistsList', 'productReviews', 'productReviewsList']) {
+      expect(query[name], name).toBeDefined();
+    }
+    const wishlists = typed.getType('Wishlists');
+    expect(
+      isObjectType(wishlists) &&
+        Object.fromEntries(
+          Object.values(wishlists.getFields()).map((f) => [f.name, String(f.type)]),
+        ),
+    ).toMatchObject({ name: 'String', itemsCount: 'Int', isPublic: 'Boolean' });
+    // The static part is the base schema, unchanged.
+    expect(query.customApiEntries).toBeDefined();
   });
 });

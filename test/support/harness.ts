@@ -9,6 +9,16 @@ import type { AddressInfo } from 'node:net';
 import { createCommerceService } from '../../src/commerce-service/app.ts';
 import type { ClientCredentials } from '../../src/config.ts';
 import { createGateway, type GatewayOptions } from '../../src/gateway/create-gateway.ts';
+import type { Logger } from '../../src/gateway/logging.ts';
+import {
+  createTypedSchemaSource,
+  type TypedSchemaSource,
+} from '../../src/gateway/typed-schema-source.ts';
+import { schema as baseSchema } from '../../src/schema/index.ts';
+import {
+  createDefinitionReader,
+  type SchemaCredentials,
+} from '../../src/upstream/custom-api-definitions.ts';
 
 export interface UpstreamRequestRecord {
   method: string;
@@ -24,6 +34,11 @@ export interface StartStackOptions {
   seedOptions?: { orders?: number };
   /** Extra gateway options (upstreamUrl is set by the harness). */
   gateway?: Partial<GatewayOptions>;
+  /**
+   * Serve the typed Custom API schema, read with these credentials (default: the first client)
+   * every `refreshMs` (default 60,000); the first read completes before startStack returns.
+   */
+  typed?: { credentials?: SchemaCredentials; refreshMs?: number; logger?: Logger };
 }
 
 export interface GraphqlResult {
@@ -50,6 +65,8 @@ export interface Stack {
   ): Promise<GraphqlResult>;
   /** Every request the service received, in arrival order. */
   upstreamRequests: UpstreamRequestRecord[];
+  /** The typed schema source, when `typed` was asked for. */
+  schemaSource: TypedSchemaSource | undefined;
   close(): Promise<void>;
 }
 
@@ -83,7 +100,28 @@ export async function startStack(options: StartStackOptions = {}): Promise<Stack
   await service.listen({ port: 0, host: '127.0.0.1' });
   const serviceUrl = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;
 
-  const gateway = createGateway({ graphiql: false, ...options.gateway, upstreamUrl: serviceUrl });
+  const firstCredentials = clients[0] ?? DEMO_CLIENT;
+  const schemaSource = options.typed
+    ? createTypedSchemaSource({
+        base: baseSchema,
+        reader: createDefinitionReader({
+          upstreamUrl: serviceUrl,
+          credentials: options.typed.credentials ?? {
+            clientId: firstCredentials.id,
+            clientSecret: firstCredentials.secret,
+          },
+        }),
+        refreshMs: options.typed.refreshMs,
+        logger: options.typed.logger,
+      })
+    : undefined;
+  await schemaSource?.start();
+  const gateway = createGateway({
+    graphiql: false,
+    ...options.gateway,
+    upstreamUrl: serviceUrl,
+    ...(schemaSource ? { schemaSource } : {}),
+  });
   const server = createServer(gateway);
   const gatewayUrl = `http://127.0.0.1:${await listen(server)}/graphql`;
 
@@ -119,6 +157,7 @@ export async function startStack(options: StartStackOptions = {}): Promise<Stack
     serviceUrl,
     gatewayUrl,
     upstreamRequests,
+    schemaSource,
     token: (clientId = firstClient) => cached(clientId, 'client_credentials'),
     implicitToken: (clientId = firstClient) => cached(clientId, 'implicit'),
     async graphql(query, variables, requestOptions = {}) {
@@ -152,6 +191,7 @@ export async function startStack(options: StartStackOptions = {}): Promise<Stack
         server.closeAllConnections();
       });
       await gateway.dispose();
+      await schemaSource?.close();
       await service.close();
     },
   };

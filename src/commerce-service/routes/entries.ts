@@ -10,10 +10,13 @@
  * (`0` → 1, `true` → 4, `null` → 4, `[1,2]` → 5). Keys do not count. More than 65,536 → 413 and
  * nothing is stored. Every write bumps `resource_version` and computes a new `etag_id`; `If-Match`
  * is checked inside the same SQLite transaction as the write, so of concurrent conditional PUTs
- * exactly one succeeds.
+ * exactly one succeeds. A Custom API with field definitions (custom-fields.ts) has its entries'
+ * values judged against them inside the same transaction as the write, and its list filters on
+ * them.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
+import { fieldFilters, fieldsOf, judgeEntryFields } from '../custom-fields.ts';
 import type { Db } from '../db.ts';
 import { ApiError, badRequest, notFound, preconditionFailed } from '../errors.ts';
 import { newId, sha256Hex } from '../ids.ts';
@@ -190,6 +193,12 @@ function createStatements(db: Db) {
   };
 }
 
+const entryKey = (api: CustomApiRow, entryId: string) => ({
+  storeId: api.store_id,
+  customApiId: api.id,
+  entryId,
+});
+
 /** How a mount point finds its Custom API from the path. */
 type ApiResolver = (request: FastifyRequest) => CustomApiRow;
 
@@ -224,9 +233,16 @@ export function entryRoutes(ctx: ServiceContext): FastifyPluginAsync {
       app.post(base, async (request, reply) => {
         const api = resolve(request);
         const attributes = attributesOf(request.body, api);
-        checkSize(attributes);
-        const row = newRow(api, newId(), attributes);
-        sql.insert.run(row);
+        const row = db
+          .transaction(() => {
+            const id = newId();
+            judgeEntryFields(db, fieldsOf(db, api.id), entryKey(api, id), attributes, undefined);
+            checkSize(attributes);
+            const created = newRow(api, id, attributes);
+            sql.insert.run(created);
+            return created;
+          })
+          .immediate();
         return sendEntry(reply, 201, row, api);
       });
 
@@ -237,7 +253,10 @@ export function entryRoutes(ctx: ServiceContext): FastifyPluginAsync {
           db,
           table: 'custom_api_entries',
           scope: { store_id: api.store_id, custom_api_id: api.id },
-          spec: standardListSpec({ defaultSort: '-created_at' }),
+          spec: standardListSpec({
+            defaultSort: '-created_at',
+            filters: fieldFilters(fieldsOf(db, api.id)),
+          }),
           map: (row: EntryRow) => entryJson(row, api),
           countAll: () => Number(sql.count.get(api.id) ?? 0),
         });
@@ -262,18 +281,22 @@ export function entryRoutes(ctx: ServiceContext): FastifyPluginAsync {
           .transaction((): { status: number; row: EntryRow } => {
             const current = findEntry(api, id);
             checkIfMatch(request, current);
+            const fields = fieldsOf(db, api.id);
             if (!current) {
               if (api.allow_upserts !== 1) {
                 throw notFound(
                   `No ${api.api_type} entry with id ${id} (this Custom API does not allow upserts).`,
                 );
               }
+              judgeEntryFields(db, fields, entryKey(api, id), patch, undefined);
               checkSize(patch);
               const row = newRow(api, id, patch);
               sql.insert.run(row);
               return { status: 201, row };
             }
-            const attributes = { ...(JSON.parse(current.data) as JsonObject), ...patch };
+            const stored = JSON.parse(current.data) as JsonObject;
+            judgeEntryFields(db, fields, entryKey(api, id), patch, stored);
+            const attributes = { ...stored, ...patch };
             const size = checkSize(attributes);
             const version = current.resource_version + 1;
             const updatedAt = ctx.timestamp();
