@@ -148,8 +148,16 @@ function isCanonicalTimestamp(value: unknown): value is string {
 /** Stable short hash of the filters a walk was started with, so a cursor cannot change them. */
 export function filterHash(renderedClauses: readonly string[], updatedSince?: string): string {
   const material = JSON.stringify([[...renderedClauses].sort(), updatedSince ?? null]);
-  return createHash('sha256').update(material).digest('base64url').slice(0, 16);
+  let hash = filterHashes.get(material);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(material).digest('base64url').slice(0, 16);
+    // Most walks share a handful of filters (none, above all): a sha256 per page is not needed.
+    if (filterHashes.size >= 1000) filterHashes.clear();
+    filterHashes.set(material, hash);
+  }
+  return hash;
 }
+const filterHashes = new Map<string, string>();
 
 /** Encodes the cursor of one record of one page; see `createCursorEncoder`. */
 export type CursorEncoder = (index: number, sortValue: string | undefined, id: string) => string;
