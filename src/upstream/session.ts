@@ -73,16 +73,8 @@ export interface RequestLike {
   signal?: AbortSignalLike | undefined;
 }
 
-/**
- * A native AbortSignal that aborts when (and with the reason that) `source` does, whatever kind
- * of signal `source` is. The listener lives as long as `source`, i.e. as long as the request.
- */
-export function nativeSignal(source: AbortSignalLike): AbortSignal {
-  const controller = new AbortController();
-  if (source.aborted) controller.abort(source.reason);
-  else source.addEventListener('abort', () => controller.abort(source.reason), { once: true });
-  return controller.signal;
-}
+/** The reason of the deadline's abort: AbortSignal.timeout's own message. */
+const DEADLINE_MESSAGE = 'The operation was aborted due to timeout';
 
 // RFC 6750 b64token after exactly one space; anything else is not a bearer credential.
 const BEARER = /^Bearer [A-Za-z0-9\-._~+/]+=*$/i;
@@ -117,14 +109,24 @@ export function createContextFactory(options: ContextFactoryOptions) {
     let signal: AbortSignal | undefined;
     const getSignal = (): AbortSignal => {
       if (signal === undefined) {
-        const deadline = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
-        signal = request.signal
-          ? AbortSignal.any([nativeSignal(request.signal), deadline])
-          : deadline;
+        // One controller, one unref'd timer and one listener: what AbortSignal.timeout +
+        // AbortSignal.any do, for a fraction of their cost (no weak references, no registry).
+        const controller = new AbortController();
+        signal = controller.signal;
+        const timer = setTimeout(
+          () => controller.abort(new DOMException(DEADLINE_MESSAGE, 'TimeoutError')),
+          Math.max(1, deadlineAt - Date.now()),
+        );
+        timer.unref();
+        const source = request.signal;
+        if (source?.aborted) controller.abort(source.reason);
+        else
+          source?.addEventListener('abort', () => controller.abort(source.reason), { once: true });
+        signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
         // Every upstream call in flight listens on it (one listener per attempt, removed after),
         // and an operation may have as many in flight as its budget: Node's default of 10
         // listeners would warn of a leak for any query with more than 10 calls at once.
-        setMaxListeners(budgetLimit + 10, signal);
+        setMaxListeners(budgetLimit + 11, signal);
       }
       return signal;
     };
