@@ -96,6 +96,17 @@ export function createYogaLogger(logger: Logger): YogaLogger {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The path of an absolute request URL; URL parsing only when it needs normalising. */
+function pathOf(url: string): string {
+  const scheme = url.indexOf('://');
+  const start = scheme === -1 ? -1 : url.indexOf('/', scheme + 3);
+  if (start === -1) return new URL(url, 'http://localhost').pathname;
+  let end = url.indexOf('?', start);
+  if (end === -1) end = url.indexOf('#', start);
+  const path = end === -1 ? url.slice(start) : url.slice(start, end);
+  return /[%.\\#]/.test(path) ? new URL(url, 'http://localhost').pathname : path;
+}
 const OPERATION_NAME = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;
 
 interface RequestState {
@@ -166,7 +177,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       if (!state) return;
       states.delete(request);
       response.headers.set('x-request-id', state.requestId);
-      const path = new URL(request.url, 'http://localhost').pathname;
+      const path = pathOf(request.url);
       if (quiet.has(path)) return;
       const used = state.context?.budget?.used;
       options.logger.log('info', 'request', {
