@@ -3,7 +3,8 @@
  * run, all over the same embedded service (its own process, demo store seeded):
  *   - ours: `src/main.ts` with UPSTREAM_URL, NODE_ENV=production, every feature on (MAX_COST
  *     raised to 20,000 to admit the wide page); request logs off, and again with logs on (the
- *     production default) to price them;
+ *     production default) to price them; `ours-yoga` (not in the default list) is ours with the
+ *     node:http fast path off, every request through Yoga's Fetch adapter;
  *   - naive: bench/naive-gateway.ts, Yoga + Pothos relay + undici and nothing else;
  *   - hive: Hive Gateway serving a Mesh-composed OpenAPI source (bench/peers/hive, installed
  *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out).
@@ -180,12 +181,14 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${port}/graphql`;
     let child: ChildProcess;
     let kind: Target['kind'] = 'relay';
-    if (peer === 'ours' || peer === 'ours+logs') {
+    if (peer === 'ours' || peer === 'ours+logs' || peer === 'ours-yoga') {
       child = start(tsx('src/main.ts', peer === 'ours'), {
         PORT: String(port),
         HOST: '127.0.0.1',
         UPSTREAM_URL: serviceUrl,
-        LOG_REQUESTS: peer === 'ours' ? '0' : '1',
+        LOG_REQUESTS: peer === 'ours+logs' ? '1' : '0',
+        // ours-yoga: every request through Yoga's Fetch adapter (the fast path off), to price it.
+        FAST_PATH: peer === 'ours-yoga' ? '0' : '1',
         // armor's cost counts first × fields: the wide page (about 6,200) is over the default
         // 5,000. Every limit stays on; this one is raised to admit the page.
         MAX_COST: '20000',

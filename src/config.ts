@@ -53,6 +53,11 @@ export interface GatewayConfig {
   resilience?: Partial<ResilienceConfigValues>;
   /** One JSON log line per request on stdout. `LOG_REQUESTS`, default on. */
   logRequests?: boolean;
+  /**
+   * Serve JSON POSTs to the endpoint on the node:http fast path (src/gateway/fast-path.ts).
+   * `FAST_PATH`, default on; off sends every request through Yoga's Fetch adapter.
+   */
+  fastPath?: boolean;
   /** How long SIGTERM waits for in-flight requests before closing them. `SHUTDOWN_TIMEOUT_MS`, default 10000. */
   shutdownTimeoutMs?: number;
   /** Upstream calls one GraphQL operation may make. `UPSTREAM_CALL_BUDGET`, default 50. */
@@ -239,6 +244,7 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
       breakerCooldownMs: parseCount('BREAKER_COOLDOWN_MS', env.BREAKER_COOLDOWN_MS, 5000),
     },
     logRequests: parseBool('LOG_REQUESTS', env.LOG_REQUESTS, true),
+    fastPath: parseBool('FAST_PATH', env.FAST_PATH, true),
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10000),
     callBudget: parseCount('UPSTREAM_CALL_BUDGET', env.UPSTREAM_CALL_BUDGET, 50),
     paging: pagingFromEnv(env),

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { createCommerceService } from './commerce-service/app.ts';
 import { loadConfig } from './config.ts';
 import { createGateway } from './gateway/create-gateway.ts';
+import { createRequestListener } from './gateway/fast-path.ts';
 import { createHealth } from './gateway/health.ts';
 import { createLogger } from './gateway/logging.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
     health,
     ...(schemaSource ? { schemaSource } : {}),
   });
-  const server: Server = createServer(gateway);
+  const server: Server = createServer(createRequestListener(gateway, { fastPath: g.fastPath }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.gateway.port, config.gateway.host, resolve);

@@ -19,7 +19,12 @@ import {
   type ResilienceConfig,
 } from '../upstream/resilience.ts';
 import { createContextFactory, type GatewayContext } from '../upstream/session.ts';
-import { createSecurityPlugins, type QueryLimits, securityYogaOptions } from './armor.ts';
+import {
+  createSecurityPlugins,
+  DEFAULT_MAX_BODY_BYTES,
+  type QueryLimits,
+  securityYogaOptions,
+} from './armor.ts';
 import { createHealth, type Health } from './health.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
@@ -73,6 +78,17 @@ export interface GatewayOptions {
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, GatewayContext>;
+
+/** What the node:http listener (src/gateway/fast-path.ts) must know of a gateway it serves. */
+export interface GatewaySettings {
+  maxBodyBytes: number;
+}
+const settingsOf = new WeakMap<Gateway, GatewaySettings>();
+
+/** The settings a gateway was built with (createGateway registers them). */
+export function gatewaySettings(gateway: Gateway): GatewaySettings | undefined {
+  return settingsOf.get(gateway);
+}
 
 /** The gateway error inside whatever GraphQL wrapped around it, if there is one. */
 function findGatewayError(error: unknown): GatewayError | undefined {
@@ -130,7 +146,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const graphiqlEnabled = options.graphiql ?? true;
 
   const schemaSource = options.schemaSource;
-  return createYoga<Record<string, unknown>, GatewayContext>({
+  const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     // A factory is asked once per request, which then keeps that schema to its end.
     schema: schemaSource ? () => schemaSource.current() : schema,
     graphqlEndpoint: options.graphqlEndpoint ?? '/graphql',
@@ -164,6 +180,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       { onDispose: () => transport.close() },
     ],
   });
+  settingsOf.set(yoga, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
+  return yoga;
 }
 
 const DEFAULT_QUERY = `# Your first query: the Custom APIs of the demo store and a few of their entries.

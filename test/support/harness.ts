@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createCommerceService } from '../../src/commerce-service/app.ts';
 import type { ClientCredentials } from '../../src/config.ts';
 import { createGateway, type GatewayOptions } from '../../src/gateway/create-gateway.ts';
+import { createRequestListener } from '../../src/gateway/fast-path.ts';
 import type { Logger } from '../../src/gateway/logging.ts';
 import {
   createTypedSchemaSource,
@@ -34,6 +35,8 @@ export interface StartStackOptions {
   seedOptions?: { orders?: number };
   /** Extra gateway options (upstreamUrl is set by the harness). */
   gateway?: Partial<GatewayOptions>;
+  /** Serve JSON POSTs on the node:http fast path (src/gateway/fast-path.ts). Default true. */
+  fastPath?: boolean;
   /**
    * Serve the typed Custom API schema, read with these credentials (default: the first client)
    * every `refreshMs` (default 60,000); the first read completes before startStack returns.
@@ -122,7 +125,7 @@ export async function startStack(options: StartStackOptions = {}): Promise<Stack
     upstreamUrl: serviceUrl,
     ...(schemaSource ? { schemaSource } : {}),
   });
-  const server = createServer(gateway);
+  const server = createServer(createRequestListener(gateway, { fastPath: options.fastPath }));
   const gatewayUrl = `http://127.0.0.1:${await listen(server)}/graphql`;
 
   const tokens = new Map<string, Promise<string>>();

@@ -1,0 +1,422 @@
+/**
+ * The node:http fast path (src/gateway/fast-path.ts) answers exactly as Yoga's own handler
+ * does: one corpus of requests — good, bad and hostile — goes to two gateways over the same
+ * service, one with the fast path and one without, and status, headers and body must be equal
+ * byte for byte, as must the request log lines (but for time and duration).
+ */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/create-gateway.ts';
+import { createRequestListener, type GatewayRequestListener } from '../../src/gateway/fast-path.ts';
+import { createLogger } from '../../src/gateway/logging.ts';
+import { type Stack, startStack } from '../support/harness.ts';
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+interface Case {
+  name: string;
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  /** A string or object (sent as JSON) body; a Buffer is sent as is. */
+  body?: string | Buffer | object;
+  /** Leave out Content-Length (sent chunked). */
+  chunked?: boolean;
+}
+
+let stack: Stack;
+let token: string;
+const targets: {
+  url: string;
+  server: Server;
+  lines: string[];
+  fastPath: boolean;
+  listener: GatewayRequestListener;
+}[] = [];
+
+beforeAll(async () => {
+  stack = await startStack({ seed: true, seedOptions: { orders: 60 } });
+  token = await stack.token();
+  for (const fastPath of [true, false]) {
+    const lines: string[] = [];
+    const gateway = createGateway({
+      upstreamUrl: stack.serviceUrl,
+      graphiql: false,
+      queryLimits: { maxDepth: 6 },
+      maxBodyBytes: 4096,
+      logger: createLogger({ write: (line) => lines.push(line) }),
+    });
+    const listener = createRequestListener(gateway, { fastPath });
+    const server = createServer(listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    targets.push({ url: `http://127.0.0.1:${port}`, server, lines, fastPath, listener });
+  }
+});
+
+afterAll(async () => {
+  for (const target of targets) {
+    await new Promise<void>((resolve) => {
+      target.server.close(() => resolve());
+      target.server.closeAllConnections();
+    });
+  }
+  await stack?.close();
+});
+
+function send(base: string, one: Case, requestId: string): Promise<Raw> {
+  const body =
+    one.body === undefined
+      ? undefined
+      : Buffer.isBuffer(one.body)
+        ? one.body
+        : Buffer.from(typeof one.body === 'string' ? one.body : JSON.stringify(one.body));
+  const headers: Record<string, string> = { 'x-request-id': requestId, ...one.headers };
+  if (body !== undefined && !one.chunked) headers['content-length'] = String(body.length);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${base}${one.path ?? '/graphql'}`,
+      { method: one.method ?? 'POST', headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** The test's own request ids as they are; a fresh one (the sent one was refused) as a shape. */
+function requestIdOf(value: unknown): unknown {
+  return typeof value === 'string' && UUID.test(value) ? 'a fresh uuid' : value;
+}
+
+/** Headers a client acts on; Date and connection management are the socket's business. */
+function headersThatMatter(headers: Raw['headers']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(headers).sort()) {
+    if (name === 'date' || name === 'connection' || name === 'keep-alive') continue;
+    out[name] = name === 'x-request-id' ? requestIdOf(headers[name]) : headers[name];
+  }
+  return out;
+}
+
+const json = { 'content-type': 'application/json' };
+// No cursors: they carry the walk's pin, the time of its first page.
+const ORDERS =
+  '{ orders(first: 5) { totalCount pageInfo { hasNextPage } edges { node { id status } } } }';
+
+function corpus(): Case[] {
+  const auth = { authorization: `Bearer ${token}` };
+  const good = { ...json, ...auth };
+  return [
+    { name: 'a page of orders', headers: good, body: { query: ORDERS } },
+    {
+      name: 'variables and operationName',
+      headers: good,
+      body: {
+        query:
+          'query A($n: Int!) { orders(first: $n) { nodes { upstreamId } } } query B { __typename }',
+        variables: { n: 3 },
+        operationName: 'A',
+      },
+    },
+    {
+      name: 'null variables and operationName',
+      headers: good,
+      body: { query: '{ __typename }', variables: null, operationName: null },
+    },
+    {
+      name: 'graphql-response+json accepted',
+      headers: { ...good, accept: 'application/graphql-response+json' },
+      body: { query: ORDERS },
+    },
+    {
+      name: 'both media types, json first',
+      headers: { ...good, accept: 'application/json, application/graphql-response+json' },
+      body: { query: '{ orders(first: 1) { nodes { id } } ' },
+    },
+    {
+      name: 'nothing acceptable',
+      headers: { ...good, accept: 'text/html' },
+      body: { query: ORDERS },
+    },
+    {
+      name: 'a charset other than utf-8',
+      headers: { ...good, accept: 'application/json; charset=iso-8859-1' },
+      body: { query: ORDERS },
+    },
+    {
+      name: 'content type with charset',
+      headers: { ...auth, 'content-type': 'application/json; charset=utf-8' },
+      body: { query: '{ __typename }' },
+    },
+    {
+      name: 'graphql+json content type',
+      headers: { ...auth, 'content-type': 'application/graphql+json' },
+      body: { query: '{ __typename }' },
+    },
+    {
+      name: 'cross-origin browser request',
+      headers: { ...good, origin: 'https://shop.example' },
+      body: { query: ORDERS },
+    },
+    { name: 'syntax error', headers: good, body: { query: '{ orders(first: 5) { ' } },
+    { name: 'unknown field', headers: good, body: { query: '{ orderz { id } }' } },
+    {
+      name: 'too deep',
+      headers: good,
+      body: {
+        query:
+          '{ a: orders(first:1) { edges { node { lineItems: __typename } } } b: customApis(first:1) { edges { node { entries(first:1) { edges { node { id } } } } } } }',
+      },
+    },
+    {
+      name: 'too costly',
+      headers: good,
+      body: {
+        query:
+          '{ orders(first: 1000) { nodes { id status total { amount currency formatted } } } }',
+      },
+    },
+    {
+      name: 'variable of the wrong type',
+      headers: good,
+      body: {
+        query: 'query($n: Int!) { orders(first: $n) { totalCount } }',
+        variables: { n: 'x' },
+      },
+    },
+    {
+      name: 'missing variable',
+      headers: good,
+      body: { query: 'query($n: Int!) { orders(first: $n) { totalCount } }' },
+    },
+    {
+      name: 'two operations, no name',
+      headers: good,
+      body: { query: 'query A { __typename } query B { __typename }' },
+    },
+    {
+      name: 'unknown operation name',
+      headers: good,
+      body: { query: 'query A { __typename }', operationName: 'Z' },
+    },
+    {
+      name: 'first over the maximum',
+      headers: good,
+      body: { query: '{ orders(first: 5000) { totalCount } }' },
+    },
+    {
+      name: 'a mutation refused before any call',
+      headers: good,
+      body: {
+        query:
+          'mutation { updateCartItemCustomDiscount(input: { cartId: "x", cartItemId: "y", customDiscountId: "z", amount: 5, description: "d", discountCode: "c", discountEngine: "e", externalId: "x" }) { customDiscount { id } } }',
+      },
+    },
+    { name: 'no Authorization', headers: json, body: { query: ORDERS } },
+    {
+      name: 'not a bearer',
+      headers: { ...json, authorization: 'Basic abc' },
+      body: { query: ORDERS },
+    },
+    {
+      name: 'a token the service does not know',
+      headers: { ...json, authorization: 'Bearer 0000000000000000' },
+      body: { query: ORDERS },
+    },
+    { name: 'invalid JSON', headers: good, body: '{"query": ' },
+    { name: 'JSON null', headers: good, body: 'null' },
+    { name: 'JSON string', headers: good, body: '"{ __typename }"' },
+    { name: 'JSON number', headers: good, body: '42' },
+    { name: 'a batch (batching is off)', headers: good, body: [{ query: '{ __typename }' }] },
+    { name: 'empty body', headers: good, body: '' },
+    { name: 'no query', headers: good, body: { variables: {} } },
+    { name: 'query not a string', headers: good, body: { query: 42 } },
+    {
+      name: 'variables not an object',
+      headers: good,
+      body: { query: '{ __typename }', variables: '{}' },
+    },
+    {
+      name: 'variables an array',
+      headers: good,
+      body: { query: '{ __typename }', variables: [1] },
+    },
+    {
+      name: 'operationName a number',
+      headers: good,
+      body: { query: '{ __typename }', operationName: 1 },
+    },
+    { name: 'an unknown parameter', headers: good, body: { query: '{ __typename }', foo: 1 } },
+    {
+      name: 'extensions',
+      headers: good,
+      body: {
+        query: '{ __typename }',
+        extensions: { persistedQuery: { version: 1, sha256Hash: 'ab' } },
+      },
+    },
+    {
+      name: 'a byte order mark',
+      headers: good,
+      body: Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from('{"query":"{ __typename }"}'),
+      ]),
+    },
+    {
+      name: 'invalid UTF-8',
+      headers: good,
+      body: Buffer.concat([
+        Buffer.from('{"query":"{ __typename } # '),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}'),
+      ]),
+    },
+    {
+      name: 'unicode in a string',
+      headers: good,
+      body: {
+        query: '{ orders(first: 1, filter: { status: { eq: "ünïcødé ✓" } }) { totalCount } }',
+      },
+    },
+    {
+      name: 'over the body limit',
+      headers: good,
+      body: { query: `{ __typename } #${'x'.repeat(5000)}` },
+    },
+    {
+      name: 'chunked (no Content-Length)',
+      headers: good,
+      body: { query: '{ __typename }' },
+      chunked: true,
+    },
+    {
+      name: 'text/plain (CSRF)',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      body: { query: '{ __typename }' },
+    },
+    { name: 'no content type', headers: auth, body: { query: '{ __typename }' } },
+    {
+      name: 'form content type',
+      headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'query=%7B__typename%7D',
+    },
+    {
+      name: 'GET with the CSRF header',
+      method: 'GET',
+      path: '/graphql?query=%7B__typename%7D',
+      headers: { ...auth, 'x-graphql-yoga-csrf': '1' },
+    },
+    {
+      name: 'OPTIONS preflight',
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+    },
+    { name: 'another path', path: '/graphql/x', headers: good, body: { query: '{ __typename }' } },
+    {
+      name: 'a query string on the endpoint',
+      path: '/graphql?x=1',
+      headers: good,
+      body: { query: '{ __typename }' },
+    },
+    {
+      name: 'a malformed request id',
+      headers: { ...good, 'x-request-id': 'bad id\u00e9' },
+      body: { query: '{ __typename }' },
+    },
+  ];
+}
+
+function stripVolatile(line: string): unknown {
+  const { time: _time, durationMs: _duration, ...rest } = JSON.parse(line);
+  return { ...rest, requestId: requestIdOf(rest.requestId) };
+}
+
+describe('the node:http fast path', () => {
+  it('answers a corpus of good, bad and hostile requests exactly as Yoga does', async () => {
+    const [fast, yoga] = targets;
+    if (!fast?.fastPath || !yoga || yoga.fastPath) throw new Error('targets not started');
+    let compared = 0;
+    for (const [index, one] of corpus().entries()) {
+      const id = `case-${index}`;
+      const a = await send(fast.url, one, id);
+      const b = await send(yoga.url, one, id);
+      expect(a.status, one.name).toBe(b.status);
+      expect(headersThatMatter(a.headers), one.name).toEqual(headersThatMatter(b.headers));
+      expect(a.body.toString('latin1'), one.name).toBe(b.body.toString('latin1'));
+      expect(a.status, one.name).toBeLessThan(500);
+      compared += 1;
+    }
+    expect(compared).toBe(corpus().length);
+    // Every JSON POST to the endpoint within the body limit took the fast path; the rest (GET,
+    // OPTIONS, other content types and paths, chunked or oversized bodies) went to Yoga.
+    expect(fast.listener.fastPathRequests).toBe(40);
+    expect(yoga.listener.fastPathRequests).toBe(0);
+    // The request log says the same of every request (the CORS preflight is answered before
+    // the log sees it, on both paths).
+    expect(fast.lines.map(stripVolatile)).toEqual(yoga.lines.map(stripVolatile));
+    expect(fast.lines).toHaveLength(compared - 1);
+  });
+
+  it('takes the common request, and gives the client-gone signal to the upstream calls', async () => {
+    // A page whose upstream call takes long enough to hang up in the middle of it.
+    const slow = await startStack({
+      seed: true,
+      seedOptions: { orders: 5 },
+      gateway: {
+        send: async (transport, request, context) => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const { sendUpstreamAttempt } = await import('../../src/upstream/client.ts');
+          return sendUpstreamAttempt(transport, request, context);
+        },
+        resilience: false,
+      },
+    });
+    try {
+      const slowToken = await slow.token();
+      const { origin } = new URL(slow.gatewayUrl);
+      const body = Buffer.from(JSON.stringify({ query: '{ orders(first: 2) { totalCount } }' }));
+      await new Promise<void>((resolve) => {
+        const req = httpRequest(`${origin}/graphql`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(body.length),
+            authorization: `Bearer ${slowToken}`,
+          },
+        });
+        req.on('error', () => resolve());
+        req.end(body);
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 100);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The hang-up aborted the operation before its (delayed) upstream call went out.
+      expect(slow.upstreamRequests.filter((r) => r.url.startsWith('/v2/orders'))).toHaveLength(0);
+    } finally {
+      await slow.close();
+    }
+  });
+});
