@@ -6,8 +6,7 @@
  * attempt and maps the answer to a typed error, so resilience (retries, breaker) can wrap it.
  */
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import type { CallBudget } from './budget.ts';
 import {
   BadUserInputError,
@@ -152,23 +151,13 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
   }
   if (request.ifMatch !== undefined) headers['if-match'] = request.ifMatch;
 
-  let status: number;
-  let responseHeaders: Record<string, string | string[] | undefined>;
-  let text: string;
+  let answer: RawAnswer;
   try {
-    const response = await transport.pool.request({
-      method: request.method,
-      path,
-      headers,
-      body,
-      signal: context.signal,
-    });
-    status = response.statusCode;
-    responseHeaders = response.headers;
-    text = await readBody(response.body, transport.maxResponseBytes);
+    answer = await exchange(transport, request.method, path, headers, body, context.signal);
   } catch (error) {
     throw networkError(error, request.method);
   }
+  const { status, headers: responseHeaders, text } = answer;
   const etag = headerValue(responseHeaders['etag']);
   if (status >= 200 && status < 300) {
     return { status, body: parseSuccessBody(status, responseHeaders, text), etag };
@@ -176,38 +165,84 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
   throw statusError(status, responseHeaders, text, context.authorization);
 };
 
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
 /**
- * Reads a body to the end (so the socket goes back to the pool), bounded in size. Listens for
- * `data` events rather than iterating the stream: list pages are read for every connection
- * field, and the async iterator costs a promise per chunk. A stream that closes before its end
- * fails like the iterator would, with ERR_STREAM_PREMATURE_CLOSE.
+ * One request on the pool through undici's dispatch API: the body is collected straight from
+ * the parser's chunks into one string, bounded in size, so the socket goes back to the pool at
+ * its end. No Readable stream, no request handler object of undici's request API: list pages
+ * are read for every connection field, and that machinery cost more than the bytes themselves.
+ * The operation's signal aborts the request in flight (and one never sent).
  */
-function readBody(stream: Readable, max: number): Promise<string> {
+function exchange(
+  transport: UpstreamTransport,
+  method: UpstreamMethod,
+  path: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason ?? new Error('aborted'));
+      return;
+    }
+    const max = transport.maxResponseBytes;
     const chunks: Buffer[] = [];
     let size = 0;
-    stream.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        reject(
-          new UpstreamUnavailableError('The commerce service sent an oversized response', {
-            reason: 'invalid-body',
-          }),
-        );
-        stream.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    stream.on('end', () => {
-      const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-      resolve(whole.toString('utf8'));
-    });
-    // Settling twice is a no-op: after `end` or an error, `close` changes nothing.
-    stream.on('error', reject);
-    stream.on('close', () => {
-      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    });
+    let status = 0;
+    let responseHeaders: RawAnswer['headers'] = {};
+    let controller: Dispatcher.DispatchController | undefined;
+    let abortedBefore: unknown;
+    let settled = false;
+    const onAbort = () => {
+      const reason = signal?.reason ?? new Error('aborted');
+      if (controller) controller.abort(reason);
+      else abortedBefore = reason;
+    };
+    const settle = (done: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      done();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    transport.pool.dispatch(
+      { method, path, headers, body },
+      {
+        onRequestStart(started) {
+          controller = started;
+          if (abortedBefore !== undefined) started.abort(abortedBefore as Error);
+        },
+        onResponseStart(_controller, statusCode, received) {
+          status = statusCode;
+          responseHeaders = received;
+        },
+        onResponseData(active, chunk) {
+          size += chunk.length;
+          if (size > max) {
+            active.abort(
+              new UpstreamUnavailableError('The commerce service sent an oversized response', {
+                reason: 'invalid-body',
+              }),
+            );
+            return;
+          }
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+          settle(() => resolve({ status, headers: responseHeaders, text: whole.toString('utf8') }));
+        },
+        onResponseError(_controller, error) {
+          settle(() => reject(error));
+        },
+      },
+    );
   });
 }
 
