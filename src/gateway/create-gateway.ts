@@ -4,7 +4,12 @@
  * error family through with its code.
  */
 import { GraphQLError } from 'graphql';
-import { createYoga, type YogaServerInstance, maskError as yogaMaskError } from 'graphql-yoga';
+import {
+  createYoga,
+  type Plugin,
+  type YogaServerInstance,
+  maskError as yogaMaskError,
+} from 'graphql-yoga';
 import { schema } from '../schema/index.ts';
 import {
   createUpstreamTransport,
@@ -177,12 +182,20 @@ export function createGateway(options: GatewayOptions): Gateway {
         limits: options.queryLimits,
       }),
       ...(logger ? [requestLogPlugin({ logger })] : []),
+      finishSessionPlugin,
       { onDispose: () => transport.close() },
     ],
   });
   settingsOf.set(yoga, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
   return yoga;
 }
+
+/** The session's deadline timer goes with the operation (src/upstream/session.ts). */
+const finishSessionPlugin: Plugin = {
+  onExecute: () => ({
+    onExecuteDone: ({ args }) => (args.contextValue as Partial<GatewayContext>).finish?.(),
+  }),
+};
 
 const DEFAULT_QUERY = `# Your first query: the Custom APIs of the demo store and a few of their entries.
 query FirstLook {

@@ -43,6 +43,12 @@ export interface GatewayContext {
   byIdLoader(listSegments: readonly string[]): DataLoader<string, JsonObject | null>;
   /** Entries of one Custom API by id (a `byIdLoader` of its entries list). */
   entryLoader(customApiId: string): DataLoader<string, JsonObject | null>;
+  /**
+   * The operation is over: its deadline timer goes now rather than when it would have fired, so
+   * a finished request leaves nothing behind to outlive it (at hundreds of requests a second,
+   * 15 s of live timers and signals was what the garbage collector spent its time on).
+   */
+  finish(): void;
 }
 
 export interface ContextFactoryOptions {
@@ -107,6 +113,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
     // upstream. It is deliberately not a context property: envelop copies the context with
     // Object.assign, which would read a getter and build it for every request.
     let signal: AbortSignal | undefined;
+    let deadlineTimer: NodeJS.Timeout | undefined;
     const getSignal = (): AbortSignal => {
       if (signal === undefined) {
         // One controller, one unref'd timer and one listener: what AbortSignal.timeout +
@@ -118,6 +125,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
           Math.max(1, deadlineAt - Date.now()),
         );
         timer.unref();
+        deadlineTimer = timer;
         const source = request.signal;
         if (source?.aborted) controller.abort(source.reason);
         else
@@ -193,6 +201,9 @@ export function createContextFactory(options: ContextFactoryOptions) {
           byIdLoaders.set(key, loader);
         }
         return loader;
+      },
+      finish() {
+        if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
       },
       entryLoader(customApiId) {
         return context.byIdLoader([
