@@ -112,11 +112,13 @@ function start(command: string[], env: Record<string, string>): ChildProcess {
 }
 let stopping = false;
 
+const profileFlags = (profile: boolean) =>
+  profile && process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
 const tsx = (file: string, profile = false) => [
   process.execPath,
-  ...(profile && process.env.BENCH_PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-    : []),
+  ...profileFlags(profile),
   '--import',
   'tsx/esm',
   file,
@@ -181,8 +183,13 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${port}/graphql`;
     let child: ChildProcess;
     let kind: Target['kind'] = 'relay';
-    if (peer === 'ours' || peer === 'ours+logs' || peer === 'ours-yoga') {
-      child = start(tsx('src/main.ts', peer === 'ours'), {
+    if (peer === 'ours' || peer === 'ours+logs' || peer === 'ours-yoga' || peer === 'ours-tsx') {
+      const built = process.env.BENCH_BUILT;
+      const command =
+        built && peer !== 'ours-tsx'
+          ? [process.execPath, ...profileFlags(peer === 'ours'), built]
+          : tsx('src/main.ts', peer === 'ours');
+      child = start(command, {
         PORT: String(port),
         HOST: '127.0.0.1',
         UPSTREAM_URL: serviceUrl,

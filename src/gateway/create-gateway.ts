@@ -31,6 +31,7 @@ import {
   securityYogaOptions,
 } from './armor.ts';
 import { createHealth, type Health } from './health.ts';
+import { type JitStats, jitPlugin } from './jit.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
 
@@ -75,6 +76,8 @@ export interface GatewayOptions {
   logger?: Logger | false;
   /** /healthz and /readyz; pass one to drive readiness (shutdown). Default: created here. */
   health?: Health;
+  /** Compiled execution of queries (src/gateway/jit.ts). Default true. */
+  jit?: boolean;
   /**
    * Where each request's schema comes from (the typed Custom API schema, swapped on refresh:
    * src/gateway/typed-schema-source.ts). Default: the static schema.
@@ -87,6 +90,8 @@ export type Gateway = YogaServerInstance<Record<string, unknown>, GatewayContext
 /** What the node:http listener (src/gateway/fast-path.ts) must know of a gateway it serves. */
 export interface GatewaySettings {
   maxBodyBytes: number;
+  /** Operations run compiled or not (src/gateway/jit.ts); all normal when jit is off. */
+  jit: JitStats;
 }
 const settingsOf = new WeakMap<Gateway, GatewaySettings>();
 
@@ -151,6 +156,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const graphiqlEnabled = options.graphiql ?? true;
 
   const schemaSource = options.schemaSource;
+  const jit: JitStats = { compiled: 0, normal: 0 };
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     // A factory is asked once per request, which then keeps that schema to its end.
     schema: schemaSource ? () => schemaSource.current() : schema,
@@ -182,11 +188,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         limits: options.queryLimits,
       }),
       ...(logger ? [requestLogPlugin({ logger })] : []),
+      ...(options.jit === false ? [] : [jitPlugin(jit)]),
       finishSessionPlugin,
       { onDispose: () => transport.close() },
     ],
   });
-  settingsOf.set(yoga, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
+  settingsOf.set(yoga, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, jit });
   return yoga;
 }
 

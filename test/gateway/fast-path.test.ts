@@ -1,13 +1,14 @@
 /**
- * The node:http fast path (src/gateway/fast-path.ts) answers exactly as Yoga's own handler
- * does: one corpus of requests — good, bad and hostile — goes to two gateways over the same
- * service, one with the fast path and one without, and status, headers and body must be equal
- * byte for byte, as must the request log lines (but for time and duration).
+ * The node:http fast path (src/gateway/fast-path.ts) and compiled execution (src/gateway/jit.ts)
+ * answer exactly as Yoga's own handler and executor do: one corpus of requests — good, bad and
+ * hostile — goes to gateways over the same service with each of them on and off, and status,
+ * headers and body must equal the plain gateway's byte for byte, as must the request log lines
+ * (but for time and duration).
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway } from '../../src/gateway/create-gateway.ts';
+import { createGateway, type Gateway, gatewaySettings } from '../../src/gateway/create-gateway.ts';
 import { createRequestListener, type GatewayRequestListener } from '../../src/gateway/fast-path.ts';
 import { createLogger } from '../../src/gateway/logging.ts';
 import { type Stack, startStack } from '../support/harness.ts';
@@ -31,21 +32,30 @@ interface Case {
 
 let stack: Stack;
 let token: string;
-const targets: {
+interface Target {
   url: string;
   server: Server;
   lines: string[];
   fastPath: boolean;
+  jit: boolean;
   listener: GatewayRequestListener;
-}[] = [];
+  gateway: Gateway;
+}
+const targets: Target[] = [];
 
 beforeAll(async () => {
   stack = await startStack({ seed: true, seedOptions: { orders: 60 } });
   token = await stack.token();
-  for (const fastPath of [true, false]) {
+  for (const [fastPath, jit] of [
+    [false, false],
+    [true, true],
+    [false, true],
+    [true, false],
+  ] as const) {
     const lines: string[] = [];
     const gateway = createGateway({
       upstreamUrl: stack.serviceUrl,
+      jit,
       graphiql: false,
       queryLimits: { maxDepth: 6 },
       maxBodyBytes: 4096,
@@ -55,7 +65,15 @@ beforeAll(async () => {
     const server = createServer(listener);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    targets.push({ url: `http://127.0.0.1:${port}`, server, lines, fastPath, listener });
+    targets.push({
+      url: `http://127.0.0.1:${port}`,
+      server,
+      lines,
+      fastPath,
+      jit,
+      listener,
+      gateway,
+    });
   }
 });
 
@@ -177,6 +195,38 @@ function corpus(): Case[] {
       name: 'cross-origin browser request',
       headers: { ...good, origin: 'https://shop.example' },
       body: { query: ORDERS },
+    },
+    {
+      name: 'fragments, aliases, @include and @skip',
+      headers: good,
+      body: {
+        query:
+          'query($yes: Boolean!, $no: Boolean = false) { a: orders(first: 3, reverse: true) { ...page } b: orders(first: 2, sortKey: UPDATED_AT) @include(if: $yes) { ...page } c: orders(first: 1) @skip(if: $yes) { totalCount } d: orders(first: 1) @include(if: $no) { totalCount } } fragment page on OrderConnection { totalCount nodes { __typename upstreamId status ... on Order { total { amount currency formatted } createdAt } } pageInfo { hasNextPage hasPreviousPage } }',
+        variables: { yes: true },
+      },
+    },
+    {
+      name: 'nested connections and lookups',
+      headers: good,
+      body: {
+        query:
+          '{ customApis(first: 3) { nodes { name apiType entries(first: 2) { totalCount nodes { upstreamId attributes } } } } missing: order(id: "00000000-0000-4000-8000-000000000000") { id } node(id: "T3JkZXI6MDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAw") { __typename id } }',
+      },
+    },
+    {
+      name: 'a field error beside good data',
+      headers: good,
+      body: {
+        query:
+          '{ good: orders(first: 1) { totalCount } bad: customApiEntries(customApiId: "00000000-0000-4000-8000-000000000000", first: 1) { totalCount } }',
+      },
+    },
+    {
+      name: 'an error under a non-null field bubbles',
+      headers: good,
+      body: {
+        query: '{ orders(first: 2) { nodes { upstreamId } } customApi(id: "nope/..") { id } }',
+      },
     },
     { name: 'syntax error', headers: good, body: { query: '{ orders(first: 5) { ' } },
     { name: 'unknown field', headers: good, body: { query: '{ orderz { id } }' } },
@@ -353,29 +403,38 @@ function stripVolatile(line: string): unknown {
 }
 
 describe('the node:http fast path', () => {
-  it('answers a corpus of good, bad and hostile requests exactly as Yoga does', async () => {
-    const [fast, yoga] = targets;
-    if (!fast?.fastPath || !yoga || yoga.fastPath) throw new Error('targets not started');
-    let compared = 0;
-    for (const [index, one] of corpus().entries()) {
-      const id = `case-${index}`;
-      const a = await send(fast.url, one, id);
-      const b = await send(yoga.url, one, id);
-      expect(a.status, one.name).toBe(b.status);
-      expect(headersThatMatter(a.headers), one.name).toEqual(headersThatMatter(b.headers));
-      expect(a.body.toString('latin1'), one.name).toBe(b.body.toString('latin1'));
-      expect(a.status, one.name).toBeLessThan(500);
-      compared += 1;
+  it('answers a corpus of good, bad and hostile requests exactly as plain Yoga does', async () => {
+    const [plain, ...others] = targets;
+    if (!plain || plain.fastPath || plain.jit || others.length !== 3) {
+      throw new Error('targets not started');
     }
-    expect(compared).toBe(corpus().length);
+    const cases = corpus();
+    for (const [index, one] of cases.entries()) {
+      const id = `case-${index}`;
+      const expected = await send(plain.url, one, id);
+      expect(expected.status, one.name).toBeLessThan(500);
+      for (const target of others) {
+        const what = `${one.name} (fast path ${target.fastPath}, jit ${target.jit})`;
+        const got = await send(target.url, one, id);
+        expect(got.status, what).toBe(expected.status);
+        expect(headersThatMatter(got.headers), what).toEqual(headersThatMatter(expected.headers));
+        expect(got.body.toString('latin1'), what).toBe(expected.body.toString('latin1'));
+      }
+    }
     // Every JSON POST to the endpoint within the body limit took the fast path; the rest (GET,
     // OPTIONS, other content types and paths, chunked or oversized bodies) went to Yoga.
-    expect(fast.listener.fastPathRequests).toBe(40);
-    expect(yoga.listener.fastPathRequests).toBe(0);
-    // The request log says the same of every request (the CORS preflight is answered before
-    // the log sees it, on both paths).
-    expect(fast.lines.map(stripVolatile)).toEqual(yoga.lines.map(stripVolatile));
-    expect(fast.lines).toHaveLength(compared - 1);
+    const posts = cases.length - 9;
+    for (const target of targets) {
+      expect(target.listener.fastPathRequests).toBe(target.fastPath ? posts : 0);
+      // Queries ran compiled where jit is on; bad variables and mutations ran on the executor.
+      const stats = gatewaySettings(target.gateway)?.jit;
+      expect(stats?.compiled, `jit ${target.jit}`).toBe(target.jit ? 22 : 0);
+      expect(stats?.normal, `jit ${target.jit}`).toBe(target.jit ? 3 : 0);
+      // The request log says the same of every request (the CORS preflight is answered before
+      // the log sees it, on every path).
+      expect(target.lines.map(stripVolatile)).toEqual(plain.lines.map(stripVolatile));
+      expect(target.lines).toHaveLength(cases.length - 1);
+    }
   });
 
   it('takes the common request, and gives the client-gone signal to the upstream calls', async () => {
