@@ -63,7 +63,8 @@ export function createHealth(options: HealthOptions): Health {
   };
 
   const plugin: Plugin = {
-    async onRequest({ url, request: incoming, endResponse, fetchAPI }) {
+    // Not async: it is asked on every request, and a GraphQL POST must not pay for a promise.
+    onRequest({ url, request: incoming, endResponse, fetchAPI }) {
       if (incoming.method !== 'GET' && incoming.method !== 'HEAD') return;
       if (url.pathname === '/healthz') {
         endResponse(
@@ -75,15 +76,18 @@ export function createHealth(options: HealthOptions): Health {
         return;
       }
       if (url.pathname === '/readyz') {
-        const upstream = draining ? false : await ready();
-        const status = draining ? 'draining' : upstream ? 'ready' : 'upstream-unreachable';
-        endResponse(
-          new fetchAPI.Response(JSON.stringify({ status, upstream }), {
-            status: !draining && upstream ? 200 : 503,
-            headers: jsonHeaders(),
-          }),
-        );
+        return (async () => {
+          const upstream = draining ? false : await ready();
+          const status = draining ? 'draining' : upstream ? 'ready' : 'upstream-unreachable';
+          endResponse(
+            new fetchAPI.Response(JSON.stringify({ status, upstream }), {
+              status: !draining && upstream ? 200 : 503,
+              headers: jsonHeaders(),
+            }),
+          );
+        })();
       }
+      return undefined;
     },
   };
 
