@@ -20,6 +20,7 @@ import {
 } from '../upstream/resilience.ts';
 import { createContextFactory, type GatewayContext } from '../upstream/session.ts';
 import { createSecurityPlugins, type QueryLimits, securityYogaOptions } from './armor.ts';
+import { graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
@@ -32,7 +33,7 @@ export interface GatewayOptions {
    * asked on every GraphiQL page load, so a renewed token reaches the next reload.
    */
   demoToken?: string | (() => string | undefined);
-  /** Serve GraphiQL on GET /graphql. Default true. */
+  /** Serve GraphiQL on GET /graphql, its assets under /graphiql/ (./graphiql.ts). Default true. */
   graphiql?: boolean;
   /** GraphQL endpoint path. Default `/graphql`. */
   graphqlEndpoint?: string;
@@ -146,6 +147,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           };
         }
       : false,
+    renderGraphiQL: renderGraphiQLPage,
     maskedErrors: {
       maskError: (error, message, isDev) =>
         maskGatewayError(error, message, production ? false : isDev),
@@ -155,6 +157,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     context: ({ request }) => createContext(request),
     plugins: [
       health.plugin,
+      ...(graphiqlEnabled ? [graphiqlPlugin()] : []),
       ...createSecurityPlugins({
         introspection: options.introspection,
         csrfPrevention: options.csrfPrevention,
