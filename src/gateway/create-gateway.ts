@@ -30,6 +30,7 @@ import {
   type QueryLimits,
   securityYogaOptions,
 } from './armor.ts';
+import { graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
@@ -43,7 +44,7 @@ export interface GatewayOptions {
    * asked on every GraphiQL page load, so a renewed token reaches the next reload.
    */
   demoToken?: string | (() => string | undefined);
-  /** Serve GraphiQL on GET /graphql. Default true. */
+  /** Serve GraphiQL on GET /graphql, its assets under /graphiql/ (./graphiql.ts). Default true. */
   graphiql?: boolean;
   /** GraphQL endpoint path. Default `/graphql`. */
   graphqlEndpoint?: string;
@@ -173,6 +174,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           };
         }
       : false,
+    renderGraphiQL: renderGraphiQLPage,
     maskedErrors: {
       maskError: (error, message, isDev) =>
         maskGatewayError(error, message, production ? false : isDev),
@@ -182,6 +184,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     context: ({ request }) => createContext(request),
     plugins: [
       health.plugin,
+      ...(graphiqlEnabled ? [graphiqlPlugin()] : []),
       ...createSecurityPlugins({
         introspection: options.introspection,
         csrfPrevention: options.csrfPrevention,

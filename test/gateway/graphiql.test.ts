@@ -1,5 +1,10 @@
-/** GraphiQL: a newcomer's first query works because the page already carries a demo token. */
+/**
+ * GraphiQL: a newcomer's first query works because the page already carries a demo token, and
+ * the page and its assets come from the gateway alone (the browser test runs it in Chromium).
+ */
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { GRAPHIQL_CSP } from '../../src/gateway/graphiql.ts';
 import { createGateway } from '../../src/index.ts';
 
 const page = async (gateway: ReturnType<typeof createGateway>): Promise<string> => {
@@ -39,5 +44,96 @@ describe('GraphiQL', () => {
     });
     expect(await response.text()).not.toContain('<html');
     await gateway.dispose();
+  });
+
+  it('serves a page with a strict CSP that loads only its own /graphiql/ assets', async () => {
+    const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9', demoToken: 'tok' });
+    const response = await gateway.fetch('http://localhost/graphql', {
+      headers: { accept: 'text/html' },
+    });
+    expect(response.headers.get('content-security-policy')).toBe(GRAPHIQL_CSP);
+    expect(GRAPHIQL_CSP).toContain("default-src 'none'");
+    expect(GRAPHIQL_CSP).toContain("script-src 'self';");
+    const html = await response.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    // No inline script: only same-origin script files and the (never executed) options block.
+    const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts).toHaveLength(4);
+    for (const [, attributes, body] of scripts) {
+      if (attributes?.includes('type="application/json"')) continue;
+      expect(attributes).toMatch(/ src="\/graphiql\/[0-9a-f]{12}\/[a-z.-]+\.js"/);
+      expect(body).toBe('');
+    }
+    expect(html).toContain('query FirstLook');
+    await gateway.dispose();
+  });
+
+  it('serves every asset the page names, cacheable and gzipped on request', async () => {
+    const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9' });
+    const html = await page(gateway);
+    const urls = [...html.matchAll(/(?:src|href)="(\/graphiql\/[^"]+)"/g)].map((m) => m[1]);
+    expect(urls.length).toBe(5);
+    const base = urls[0]?.replace(/[^/]*$/, '');
+    for (const name of ['editor.worker.js', 'json.worker.js', 'graphql.worker.js']) {
+      urls.push(`${base}${name}`);
+    }
+    for (const url of urls) {
+      const response = await gateway.fetch(`http://localhost${url}`);
+      expect(response.status, url).toBe(200);
+      expect(response.headers.get('cache-control')).toContain('immutable');
+      expect(response.headers.get('content-type')).toMatch(
+        url?.endsWith('.js')
+          ? /^text\/javascript/
+          : url?.endsWith('.css')
+            ? /^text\/css/
+            : /^image\//,
+      );
+      expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    }
+    const script = `http://localhost${base}yoga-graphiql.js`;
+    const plain = await (await gateway.fetch(script)).text();
+    expect(plain).toContain('renderYogaGraphiQL');
+    const zipped = await gateway.fetch(script, { headers: { 'accept-encoding': 'gzip' } });
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    const body = Buffer.from(await zipped.arrayBuffer());
+    // Whether the fetch layer inflated it already or not, the bytes are GraphiQL's script.
+    const text =
+      body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body).toString() : body.toString();
+    expect(text).toBe(plain);
+    await gateway.dispose();
+  });
+
+  it('answers unknown or stale asset paths with 404 and writes with 405', async () => {
+    const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9' });
+    const base = (await page(gateway)).match(/src="(\/graphiql\/[0-9a-f]+\/)/)?.[1];
+    expect((await gateway.fetch(`http://localhost${base}nope.js`)).status).toBe(404);
+    expect((await gateway.fetch('http://localhost/graphiql/000000000000/start.js')).status).toBe(
+      404,
+    );
+    expect((await gateway.fetch(`http://localhost${base}../start.js`)).status).toBe(404);
+    const post = await gateway.fetch(`http://localhost${base}start.js`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    await gateway.dispose();
+  });
+
+  it('keeps options inside their data block whatever they contain', async () => {
+    const { renderGraphiQLPage } = await import('../../src/gateway/graphiql.ts');
+    const html = renderGraphiQLPage({
+      title: '<b>x</b>',
+      defaultQuery: '# </script><script>alert(1)</script>\n{ __typename }',
+    });
+    expect(html).toContain('<title>&lt;b&gt;x&lt;/b&gt;</title>');
+    expect(html.match(/<\/script>/g)).toHaveLength(4);
+    const block = html.match(/id="graphiql-options">([^<]*)<\/script>/)?.[1] ?? '';
+    expect(JSON.parse(block).defaultQuery).toContain('</script><script>alert(1)</script>');
+  });
+
+  it('serves no assets when GraphiQL is off', async () => {
+    const on = createGateway({ upstreamUrl: 'http://127.0.0.1:9' });
+    const asset = (await page(on)).match(/src="(\/graphiql\/[^"]+)"/)?.[1];
+    await on.dispose();
+    const off = createGateway({ upstreamUrl: 'http://127.0.0.1:9', graphiql: false });
+    expect((await off.fetch(`http://localhost${asset}`)).status).toBe(404);
+    await off.dispose();
   });
 });
