@@ -159,6 +159,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         introspection: options.introspection,
         csrfPrevention: options.csrfPrevention,
         limits: options.queryLimits,
+        maxFirst: options.paging?.maxFirst,
       }),
       ...(logger ? [requestLogPlugin({ logger })] : []),
       { onDispose: () => transport.close() },
