@@ -22,6 +22,7 @@ import { createContextFactory, type GatewayContext } from '../upstream/session.t
 import { createSecurityPlugins, type QueryLimits, securityYogaOptions } from './armor.ts';
 import { createHealth, type Health } from './health.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
+import { type PersistedDocuments, persistedDocumentsPlugin } from './persisted-documents.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
 
 export interface GatewayOptions {
@@ -59,6 +60,11 @@ export interface GatewayOptions {
   csrfPrevention?: boolean;
   /** Query limits (src/gateway/armor.ts); defaults there. */
   queryLimits?: Partial<QueryLimits>;
+  /**
+   * Trusted documents by id (src/gateway/persisted-documents.ts): when given, only these run and
+   * anything else is refused before parsing. Default: any document runs.
+   */
+  persistedDocuments?: PersistedDocuments;
   /** Largest request body, bytes. Default 512 KiB. */
   maxBodyBytes?: number;
   /** Structured log for request lines and Yoga's own messages; `false` = silent. */
@@ -161,6 +167,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         limits: options.queryLimits,
         maxFirst: options.paging?.maxFirst,
       }),
+      ...(options.persistedDocuments ? [persistedDocumentsPlugin(options.persistedDocuments)] : []),
       ...(logger ? [requestLogPlugin({ logger })] : []),
       { onDispose: () => transport.close() },
     ],
