@@ -1,6 +1,7 @@
 /**
  * `npm run schema` writes schema.graphql: the gateway's static SDL, sorted so that moving code
- * around never changes the file. `npm run schema -- --typed` writes schema.typed.graphql: the
+ * around never changes the file, and subgraph.graphql: the same schema as a Federation v2
+ * subgraph (what `_service { sdl }` answers: `@link`, `@key`, without `_entities`/`_service`). `npm run schema -- --typed` writes schema.typed.graphql: the
  * full schema of the demo store, i.e. the static one plus the types generated from the demo
  * Custom APIs' field definitions (read over HTTP from an in-memory embedded service, as the
  * gateway reads them). `--check` writes nothing and exits 1 when the committed file differs,
@@ -8,11 +9,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { createCommerceService } from '../src/commerce-service/app.ts';
 import { DEFAULT_CLIENTS } from '../src/config.ts';
+import { printSubgraphSchema } from '../src/schema/federation.ts';
 import { schema } from '../src/schema/index.ts';
 import { buildTypedSchema } from '../src/schema/typed/build-typed-schema.ts';
 import { createDefinitionReader } from '../src/upstream/custom-api-definitions.ts';
@@ -20,12 +22,18 @@ import { createDefinitionReader } from '../src/upstream/custom-api-definitions.t
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMA_FILE = join(ROOT, 'schema.graphql');
 export const TYPED_SCHEMA_FILE = join(ROOT, 'schema.typed.graphql');
+export const SUBGRAPH_FILE = join(ROOT, 'subgraph.graphql');
 
 const print = (printed: GraphQLSchema) => `${printSchema(lexicographicSortSchema(printed))}\n`;
 
 /** The static SDL as it should be committed. */
 export function renderSchema(): string {
   return print(schema);
+}
+
+/** The static schema's Federation v2 subgraph SDL as it should be committed. */
+export function renderSubgraphSchema(): string {
+  return printSubgraphSchema(schema);
 }
 
 /** The demo store's full schema (static plus generated), built as the gateway builds it. */
@@ -57,27 +65,37 @@ export async function renderTypedSchema(): Promise<string> {
 
 async function main(): Promise<void> {
   const typed = process.argv.includes('--typed');
-  const file = typed ? TYPED_SCHEMA_FILE : SCHEMA_FILE;
-  const name = typed ? 'schema.typed.graphql' : 'schema.graphql';
-  const expected = typed ? await renderTypedSchema() : renderSchema();
-  if (process.argv.includes('--check')) {
+  const files = typed
+    ? [{ file: TYPED_SCHEMA_FILE, expected: await renderTypedSchema() }]
+    : [
+        { file: SCHEMA_FILE, expected: renderSchema() },
+        { file: SUBGRAPH_FILE, expected: renderSubgraphSchema() },
+      ];
+  const check = process.argv.includes('--check');
+  let drift = false;
+  for (const { file, expected } of files) {
+    const name = basename(file);
+    if (!check) {
+      writeFileSync(file, expected);
+      console.log(`wrote ${file}`);
+      continue;
+    }
     let current = '';
     try {
       current = readFileSync(file, 'utf8');
     } catch {
       // A missing file is drift too.
     }
-    if (current !== expected) {
+    if (current === expected) {
+      console.log(`${name} is up to date`);
+    } else {
       console.error(
         `${name} is out of date: run \`npm run schema${typed ? ' -- --typed' : ''}\` and commit it`,
       );
-      process.exit(1);
+      drift = true;
     }
-    console.log(`${name} is up to date`);
-    return;
   }
-  writeFileSync(file, expected);
-  console.log(`wrote ${file}`);
+  if (drift) process.exit(1);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -2,6 +2,7 @@
  * The one place that reads the environment. Everything else receives a typed config object,
  * so tests can build any configuration without touching process.env.
  */
+import { ManifestError, readPersistedDocuments } from './gateway/persisted-documents.ts';
 import { DEFAULT_PAGING_LIMITS } from './upstream/paging.ts';
 
 /** A client of the embedded commerce service; each client owns one store. */
@@ -66,6 +67,11 @@ export interface GatewayConfig {
   paging?: Partial<PagingConfigValues>;
   /** The typed Custom API schema (src/schema/typed/). */
   typedSchema?: TypedSchemaConfig;
+  /**
+   * Trusted documents by id, read at start from the manifest file `PERSISTED_DOCUMENTS` (Apollo
+   * or Relay format): only these operations run. Default: unset, any document runs.
+   */
+  persistedDocuments?: ReadonlyMap<string, string>;
 }
 
 /** Where the typed schema's definitions come from, and how often they are re-read. */
@@ -249,7 +255,20 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     callBudget: parseCount('UPSTREAM_CALL_BUDGET', env.UPSTREAM_CALL_BUDGET, 50),
     paging: pagingFromEnv(env),
     typedSchema: typedSchemaFromEnv(env),
+    persistedDocuments: persistedDocumentsFromEnv(env),
   };
+}
+
+function persistedDocumentsFromEnv(env: Env): ReadonlyMap<string, string> | undefined {
+  const path = env.PERSISTED_DOCUMENTS ?? '';
+  if (path === '') return undefined;
+  try {
+    return readPersistedDocuments(path);
+  } catch (error) {
+    if (error instanceof ManifestError)
+      throw new ConfigError(`PERSISTED_DOCUMENTS: ${error.message}`);
+    throw error;
+  }
 }
 
 function typedSchemaFromEnv(env: Env): TypedSchemaConfig {

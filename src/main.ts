@@ -79,6 +79,7 @@ async function main(): Promise<void> {
     production: g.production,
     maxBodyBytes: g.maxBodyBytes,
     queryLimits: g.queryLimits,
+    persistedDocuments: g.persistedDocuments,
     callBudget: g.callBudget,
     paging: g.paging,
     operationDeadlineMs: g.resilience?.operationDeadlineMs,

@@ -1,13 +1,21 @@
 /**
  * Defences against abusive and forged requests, all applied before any resolver (and so before
  * any upstream call) runs: graphql-armor's depth, alias, token, directive and cost limits with
- * explicit values that are never echoed to the client; CSRF prevention; introspection and field
+ * explicit values, refused with a message naming the limit and its maximum; CSRF prevention; introspection and field
  * suggestions switchable; and the Yoga request options (body size, no batching, no multipart).
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
-import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import {
+  BREAK,
+  GraphQLError,
+  Kind,
+  NoSchemaIntrospectionCustomRule,
+  type ValidationContext,
+  visit,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { DEFAULT_PAGING_LIMITS } from '../upstream/paging.ts';
 
 /** Limits on one GraphQL document. Every value is explicit; none is taken from a library default. */
 export interface QueryLimits {
@@ -37,6 +45,8 @@ export interface SecurityOptions {
   introspection?: boolean;
   /** Refuse requests a browser could send cross-site without a preflight. Default true. */
   csrfPrevention?: boolean;
+  /** The largest `first`/`last` of a connection (PAGING_MAX_FIRST), named when exceeded. */
+  maxFirst?: number;
 }
 
 /** The `extensions.code` of a document refused by a limit. */
@@ -61,30 +71,101 @@ const SIMPLE_CONTENT_TYPES = new Set([
   'multipart/form-data',
 ]);
 
-const REJECTED_MESSAGE = 'The query is too large or too complex; simplify it and try again';
+type LimitName = keyof QueryLimits;
 
-/** Tags armor's rejections with a stable code; the message stays generic on purpose. */
-const tagRejection: GraphQLArmorRejectCallback = (_context, error) => {
-  // GraphQLError.extensions is a plain object Yoga itself fills in; set our code first so
-  // Yoga's `||=` defaults keep it.
-  const extensions = error.extensions as Record<string, unknown>;
-  extensions.code = QUERY_REJECTED_CODE;
+/**
+ * What a refused document is told, by limit: the measure and the maximum, in words. Armor's own
+ * messages all begin with "Syntax Error:" whatever the limit; the number it found is read from
+ * them (armor 3 says "…, found N."), and left out if a later armor words it differently.
+ */
+const REJECTIONS: Record<LimitName, (maximum: number, found: number | undefined) => string> = {
+  maxCost: (maximum, found) =>
+    `Query cost ${found ?? 'above the maximum'} exceeds the maximum cost ${maximum}: select ` +
+    'fewer fields, or ask for smaller pages (first/last multiply the cost of what they select)',
+  maxDepth: (maximum, found) =>
+    `Query depth ${found ?? 'above the maximum'} exceeds the maximum depth ${maximum}`,
+  maxAliases: (maximum, found) =>
+    `Query uses ${found ?? 'more'} aliases; the maximum is ${maximum}`,
+  maxDirectives: (maximum, found) =>
+    `Query uses ${found ?? 'more'} directives; the maximum is ${maximum}`,
+  maxTokens: (maximum) => `Query is longer than the maximum of ${maximum} tokens`,
 };
 
-function armorPlugin(limits: QueryLimits): Plugin {
-  const common = {
-    exposeLimits: false,
-    errorMessage: REJECTED_MESSAGE,
-    onReject: [tagRejection],
-    propagateOnRejection: true,
+/**
+ * A `first`/`last` literal above the connection maximum in the document, if any: armor's cost
+ * counts it as a multiplier, so such a document is refused for its cost before the planner
+ * could say that the page size itself is the problem.
+ */
+function pageSizeOverMaximum(
+  context: ValidationContext | null,
+  maxFirst: number,
+): { name: string; value: number } | undefined {
+  if (context === null) return undefined;
+  let found: { name: string; value: number } | undefined;
+  visit(context.getDocument(), {
+    Argument(node) {
+      if (found !== undefined) return BREAK;
+      if (
+        (node.name.value === 'first' || node.name.value === 'last') &&
+        node.value.kind === Kind.INT
+      ) {
+        const value = Number(node.value.value);
+        if (value > maxFirst) found = { name: node.name.value, value };
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
+
+/**
+ * Rewrites armor's rejection in place (it is the error armor then throws): a message that says
+ * which limit and by how much, the stable code, and `extensions.limit` / `maximum`. Only the
+ * refusal path runs this.
+ */
+function tagRejection(limit: LimitName, limits: QueryLimits, maxFirst: number) {
+  const callback: GraphQLArmorRejectCallback = (context, error) => {
+    // GraphQLError.extensions is a plain object Yoga itself fills in; set our code first so
+    // Yoga's `||=` defaults keep it.
+    const extensions = error.extensions as Record<string, unknown>;
+    const oversized = limit === 'maxCost' ? pageSizeOverMaximum(context, maxFirst) : undefined;
+    if (oversized !== undefined) {
+      // The same words and code as the planner's refusal of a variable `first`.
+      error.message = `\`${oversized.name}\` may be at most ${maxFirst}, got ${oversized.value}`;
+      extensions.code = 'BAD_USER_INPUT';
+      extensions.field = oversized.name;
+      return;
+    }
+    const found = /found (\d+(?:\.\d+)?)/.exec(error.message)?.[1];
+    error.message = REJECTIONS[limit](
+      limits[limit],
+      found === undefined ? undefined : Math.ceil(Number(found)),
+    );
+    extensions.code = QUERY_REJECTED_CODE;
+    extensions.limit = limit;
+    extensions.maximum = limits[limit];
   };
+  return callback;
+}
+
+function armorPlugin(limits: QueryLimits, maxFirst: number): Plugin {
+  const common = (limit: LimitName) => ({
+    exposeLimits: true,
+    onReject: [tagRejection(limit, limits, maxFirst)],
+    propagateOnRejection: true,
+  });
   return EnvelopArmorPlugin({
-    maxDepth: { ...common, n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true },
-    maxAliases: { ...common, n: limits.maxAliases, allowList: [] },
-    maxTokens: { ...common, n: limits.maxTokens },
-    maxDirectives: { ...common, n: limits.maxDirectives },
+    maxDepth: {
+      ...common('maxDepth'),
+      n: limits.maxDepth,
+      flattenFragments: true,
+      ignoreIntrospection: true,
+    },
+    maxAliases: { ...common('maxAliases'), n: limits.maxAliases, allowList: [] },
+    maxTokens: { ...common('maxTokens'), n: limits.maxTokens },
+    maxDirectives: { ...common('maxDirectives'), n: limits.maxDirectives },
     costLimit: {
-      ...common,
+      ...common('maxCost'),
       maxCost: limits.maxCost,
       objectCost: 2,
       scalarCost: 1,
@@ -227,7 +308,12 @@ export function createSecurityPlugins(options: SecurityOptions = {}): Plugin[] {
   const plugins: Plugin[] = [];
   if (options.csrfPrevention ?? true) plugins.push(csrfPreventionPlugin());
   plugins.push(requestShapePlugin(), errorCodesPlugin());
-  plugins.push(armorPlugin(resolveQueryLimits(options.limits)));
+  plugins.push(
+    armorPlugin(
+      resolveQueryLimits(options.limits),
+      options.maxFirst ?? DEFAULT_PAGING_LIMITS.maxFirst,
+    ),
+  );
   if (!(options.introspection ?? true)) {
     plugins.push(noIntrospectionPlugin(), blockSuggestionsPlugin());
   }

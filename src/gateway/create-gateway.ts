@@ -34,6 +34,7 @@ import { graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
+import { type PersistedDocuments, persistedDocumentsPlugin } from './persisted-documents.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
 
 export interface GatewayOptions {
@@ -71,6 +72,11 @@ export interface GatewayOptions {
   csrfPrevention?: boolean;
   /** Query limits (src/gateway/armor.ts); defaults there. */
   queryLimits?: Partial<QueryLimits>;
+  /**
+   * Trusted documents by id (src/gateway/persisted-documents.ts): when given, only these run and
+   * anything else is refused before parsing. Default: any document runs.
+   */
+  persistedDocuments?: PersistedDocuments;
   /** Largest request body, bytes. Default 512 KiB. */
   maxBodyBytes?: number;
   /** Structured log for request lines and Yoga's own messages; `false` = silent. */
@@ -189,7 +195,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         introspection: options.introspection,
         csrfPrevention: options.csrfPrevention,
         limits: options.queryLimits,
+        maxFirst: options.paging?.maxFirst,
       }),
+      ...(options.persistedDocuments ? [persistedDocumentsPlugin(options.persistedDocuments)] : []),
       ...(logger ? [requestLogPlugin({ logger })] : []),
       ...(options.jit === false ? [] : [jitPlugin(jit)]),
       finishSessionPlugin,

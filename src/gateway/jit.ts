@@ -100,9 +100,8 @@ export function jitPlugin(stats: JitStats = { compiled: 0, normal: 0 }): Plugin 
           executeArgs.contextValue,
           inputs,
         ) as ExecutionResult | Promise<ExecutionResult>;
-        return result instanceof Promise
-          ? result.then((done) => asExecutorResult(done, compiled))
-          : asExecutorResult(result, compiled);
+        const answer = (done: ExecutionResult) => asExecutorResult(done, compiled);
+        return result instanceof Promise ? result.then(answer) : answer(result);
       });
     },
   };
@@ -145,6 +144,7 @@ function compile(
 function asExecutorResult(result: ExecutionResult, compiled: Compiled): ExecutionResult {
   if (!result.errors || result.errors.length === 0) return result;
   const errors = result.errors.map((error) => {
+    fillListHole(result.data, error.path);
     const nodes: FieldNode[] = [];
     for (const location of error.locations ?? []) {
       const node = compiled.fieldsAt.get(`${location.line}:${location.column}`);
@@ -156,4 +156,25 @@ function asExecutorResult(result: ExecutionResult, compiled: Compiled): Executio
   const shaped: ExecutionResult = { errors, data: result.data };
   if (result.extensions !== undefined) shaped.extensions = result.extensions;
   return shaped;
+}
+
+/**
+ * graphql-jit leaves a list item whose value failed unassigned: a hole that serialises as null,
+ * or, for the last items, a shorter list. graphql-js answers null at that index; so does this.
+ */
+function fillListHole(data: unknown, path: readonly (string | number)[] | undefined): void {
+  if (path === undefined || data === null || typeof data !== 'object') return;
+  let container: unknown = data;
+  for (const segment of path) {
+    if (container === null || typeof container !== 'object') return;
+    if (Array.isArray(container) && typeof segment === 'number') {
+      if (!(segment in container)) {
+        container[segment] = null;
+        return;
+      }
+      container = container[segment];
+    } else {
+      container = (container as Record<string, unknown>)[segment as string];
+    }
+  }
 }

@@ -4,6 +4,7 @@ import type { JsonObject } from '../upstream/client.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
+import type { EntityDefinition } from './federation.ts';
 import { loadById } from './lookups.ts';
 import { judgeUuid, readOptionalString, readString, readTimestamps } from './rows.ts';
 
@@ -79,3 +80,11 @@ builder.queryFields((t) => ({
     AccountConnection,
   ),
 }));
+
+/** Federation: Account is an entity keyed by `upstreamId` (src/schema/federation.ts). */
+export const AccountEntity: EntityDefinition = {
+  typeName: 'Account',
+  keyFields: ['upstreamId'],
+  resolve: (representation, context) =>
+    fetchAccount(context, judgeUuid(representation.upstreamId as string, 'upstreamId')),
+};

@@ -9,6 +9,7 @@ import { BadUserInputError } from '../upstream/errors.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { defineListArgs, type Listed, type ListSpec, resolveList } from './connection.ts';
+import type { EntityDefinition } from './federation.ts';
 import { nullWhenNotFound } from './lookups.ts';
 import {
   judgeIfMatch,
@@ -339,3 +340,18 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+/**
+ * Federation: an entry is an entity keyed by `customApiId upstreamId` (the entry id alone does
+ * not say which Custom API to ask); entries of one Custom API batch into one call per 100.
+ */
+export const CustomApiEntryEntity: EntityDefinition = {
+  typeName: 'CustomApiEntry',
+  keyFields: ['customApiId', 'upstreamId'],
+  resolve: (representation, context) =>
+    loadEntry(
+      context,
+      judgeUuid(representation.customApiId as string, 'customApiId'),
+      judgeUuid(representation.upstreamId as string, 'upstreamId'),
+    ),
+};

@@ -13,6 +13,7 @@ import {
   entriesListSpec,
   entryListArgs,
 } from './custom-api-entry.ts';
+import type { EntityDefinition } from './federation.ts';
 import { loadById } from './lookups.ts';
 import { judgeUuid, readOptionalString, readString, readTimestamps } from './rows.ts';
 
@@ -123,3 +124,11 @@ builder.queryFields((t) => ({
     CustomApiConnection,
   ),
 }));
+
+/** Federation: CustomApi is an entity keyed by `upstreamId` (src/schema/federation.ts). */
+export const CustomApiEntity: EntityDefinition = {
+  typeName: 'CustomApi',
+  keyFields: ['upstreamId'],
+  resolve: (representation, context) =>
+    fetchCustomApi(context, judgeUuid(representation.upstreamId as string, 'upstreamId')),
+};

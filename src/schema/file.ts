@@ -4,6 +4,7 @@ import { isJsonObject, type JsonObject } from '../upstream/client.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
+import type { EntityDefinition } from './federation.ts';
 import { loadById } from './lookups.ts';
 import { judgeUuid, readOptionalString, readString, readTimestamps } from './rows.ts';
 
@@ -73,3 +74,11 @@ builder.queryFields((t) => ({
     FileConnection,
   ),
 }));
+
+/** Federation: File is an entity keyed by `upstreamId` (src/schema/federation.ts). */
+export const FileEntity: EntityDefinition = {
+  typeName: 'File',
+  keyFields: ['upstreamId'],
+  resolve: (representation, context) =>
+    fetchFile(context, judgeUuid(representation.upstreamId as string, 'upstreamId')),
+};

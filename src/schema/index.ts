@@ -1,15 +1,23 @@
 /**
  * The gateway's schema: importing each domain file registers its types on the builder; this
- * module only imports them and builds the schema once.
+ * module only imports them, builds the schema once and makes it a Federation v2 subgraph with
+ * the domain files' entities.
  */
 import { builder } from './builder.ts';
 import './scalars.ts';
 import './connection.ts';
 import './cart.ts';
-import './custom-api-entry.ts';
-import './custom-api.ts';
-import './order.ts';
-import './file.ts';
-import './account.ts';
+import { AccountEntity } from './account.ts';
+import { CustomApiEntity } from './custom-api.ts';
+import { CustomApiEntryEntity } from './custom-api-entry.ts';
+import { federate } from './federation.ts';
+import { FileEntity } from './file.ts';
+import { OrderEntity } from './order.ts';
 
-export const schema = builder.toSchema();
+export const schema = federate(builder.toSchema(), [
+  OrderEntity,
+  AccountEntity,
+  FileEntity,
+  CustomApiEntity,
+  CustomApiEntryEntity,
+]);

@@ -5,6 +5,7 @@ import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { MoneyRef } from './cart.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
+import type { EntityDefinition } from './federation.ts';
 import { loadById } from './lookups.ts';
 import {
   judgeUuid,
@@ -102,3 +103,11 @@ builder.queryFields((t) => ({
     OrderConnection,
   ),
 }));
+
+/** Federation: Order is an entity keyed by `upstreamId` (src/schema/federation.ts). */
+export const OrderEntity: EntityDefinition = {
+  typeName: 'Order',
+  keyFields: ['upstreamId'],
+  resolve: (representation, context) =>
+    fetchOrder(context, judgeUuid(representation.upstreamId as string, 'upstreamId')),
+};

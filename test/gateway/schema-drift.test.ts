@@ -12,8 +12,10 @@ import { describe, expect, it } from 'vitest';
 import {
   buildDemoTypedSchema,
   renderSchema,
+  renderSubgraphSchema,
   renderTypedSchema,
   SCHEMA_FILE,
+  SUBGRAPH_FILE,
   TYPED_SCHEMA_FILE,
 } from '../../scripts/print-schema.ts';
 import { schema } from '../../src/schema/index.ts';
@@ -54,6 +56,8 @@ describe('schema.graphql', () => {
         encoding: 'utf8',
       },
     );
+    // The static files: schema.graphql and subgraph.graphql.
+    expect(run.stdout).toMatch(/schema.graphql is up to date\nsubgraph.graphql is up to date/);
     expect(run.status).toBe(0);
   });
 
@@ -128,6 +132,12 @@ describe('schema.graphql', () => {
       'sortKey',
       'updatedSince',
     ]);
+  });
+});
+
+describe('subgraph.graphql (the Federation v2 subgraph SDL)', () => {
+  it('is the committed print of the subgraph SDL (`npm run schema` writes it too)', () => {
+    expect(readFileSync(SUBGRAPH_FILE, 'utf8')).toBe(renderSubgraphSchema());
   });
 });
 

@@ -42,6 +42,27 @@ describe('paging limits through the gateway', () => {
     expect(error.message).toContain('at most 600');
   });
 
+  it('a literal first/last above maxFirst says the maximum, not the query cost', async () => {
+    for (const [arg, value] of [
+      ['first', 5000],
+      ['last', 601],
+    ] as const) {
+      const before = stack.upstreamRequests.length;
+      const result = await stack.graphql(
+        `{ orders(${arg}: ${value}) { nodes { upstreamId status total { formatted } } } }`,
+      );
+      expect(result.status).toBeLessThan(500);
+      expect(result.body.data ?? null).toBeNull();
+      expect(result.body.errors).toEqual([
+        {
+          message: `\`${arg}\` may be at most 600, got ${value}`,
+          extensions: { code: 'BAD_USER_INPUT', field: arg },
+        },
+      ]);
+      expect(stack.upstreamRequests.length).toBe(before);
+    }
+  });
+
   it('a plan over the call budget (5) is refused before any call, saying why', async () => {
     const error = await refused({ first: 600 });
     expect(error.extensions.code).toBe('UPSTREAM_BUDGET_EXCEEDED');

@@ -46,6 +46,7 @@ import {
   loadEntry,
   MAX_ENTRY_BYTES,
 } from '../custom-api-entry.ts';
+import { type EntityDefinition, entitiesOf, federate } from '../federation.ts';
 import { judgeIfMatch, judgeUuid } from '../rows.ts';
 import {
   FILTER_OPS,
@@ -621,9 +622,20 @@ export function buildTypedSchema(
       ...newTypes,
     ],
   });
-  const errors = validateSchema(schema);
+  // Federation: each typed entry type is an entity too, keyed by `upstreamId` alone (the type
+  // names its Custom API); `_Entity` and `_service` are rebuilt to include them.
+  const typedEntities = mapped.map(
+    (api): EntityDefinition => ({
+      typeName: api.names.type,
+      keyFields: ['upstreamId'],
+      resolve: (representation, context) =>
+        loadTyped(context, api, judgeUuid(representation.upstreamId as string, 'upstreamId')),
+    }),
+  );
+  const federated = federate(schema, [...entitiesOf(base), ...typedEntities]);
+  const errors = validateSchema(federated);
   if (errors.length > 0) {
     throw new Error(`the typed schema is invalid: ${errors.map((e) => e.message).join('; ')}`);
   }
-  return { schema, mapped, skipped };
+  return { schema: federated, mapped, skipped };
 }
