@@ -2,6 +2,10 @@
  * The one place that reads the environment. Everything else receives a typed config object,
  * so tests can build any configuration without touching process.env.
  */
+import {
+  DEFAULT_FORWARDED_HEADERS,
+  refuseForwardedHeaderName,
+} from './upstream/forwarded-headers.ts';
 import { DEFAULT_PAGING_LIMITS } from './upstream/paging.ts';
 
 /** A client of the embedded commerce service; each client owns one store. */
@@ -61,6 +65,11 @@ export interface GatewayConfig {
   paging?: Partial<PagingConfigValues>;
   /** The typed Custom API schema (src/schema/typed/). */
   typedSchema?: TypedSchemaConfig;
+  /**
+   * Caller headers forwarded upstream besides Authorization. `FORWARD_HEADERS` (see
+   * parseForwardHeaders); default the v2 customer, account-member and currency headers.
+   */
+  forwardHeaders?: readonly string[];
 }
 
 /** Where the typed schema's definitions come from, and how often they are re-read. */
@@ -243,7 +252,24 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     callBudget: parseCount('UPSTREAM_CALL_BUDGET', env.UPSTREAM_CALL_BUDGET, 50),
     paging: pagingFromEnv(env),
     typedSchema: typedSchemaFromEnv(env),
+    forwardHeaders: parseForwardHeaders(env.FORWARD_HEADERS),
   };
+}
+
+/**
+ * `FORWARD_HEADERS`: a comma-separated list of header names (case-insensitive), `none` for
+ * none; unset or empty: DEFAULT_FORWARDED_HEADERS. Authorization and the headers the gateway
+ * sets or that frame a request cannot be listed.
+ */
+export function parseForwardHeaders(raw: string | undefined): readonly string[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_FORWARDED_HEADERS;
+  if (raw.trim().toLowerCase() === 'none') return [];
+  const names = [...new Set(raw.split(',').map((name) => name.trim().toLowerCase()))];
+  for (const name of names) {
+    const why = refuseForwardedHeaderName(name);
+    if (why !== undefined) throw new ConfigError(`FORWARD_HEADERS: ${why}`);
+  }
+  return names;
 }
 
 function typedSchemaFromEnv(env: Env): TypedSchemaConfig {

@@ -80,6 +80,7 @@ async function main(): Promise<void> {
     queryLimits: g.queryLimits,
     callBudget: g.callBudget,
     paging: g.paging,
+    forwardHeaders: g.forwardHeaders,
     operationDeadlineMs: g.resilience?.operationDeadlineMs,
     resilience: {
       attemptTimeoutMs: g.resilience?.attemptTimeoutMs,

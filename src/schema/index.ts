@@ -11,5 +11,6 @@ import './custom-api.ts';
 import './order.ts';
 import './file.ts';
 import './account.ts';
+import './customer.ts';
 
 export const schema = builder.toSchema();

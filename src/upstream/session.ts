@@ -19,6 +19,7 @@ import {
   type UpstreamTransport,
 } from './client.ts';
 import { UnauthenticatedError } from './errors.ts';
+import { DEFAULT_FORWARDED_HEADERS, readForwardedHeaders } from './forwarded-headers.ts';
 import type { PagingLimits } from './paging.ts';
 
 /** The most ids one `in(id,…)` call asks for: the upstream's maximum page length. */
@@ -43,6 +44,11 @@ export interface GatewayContext {
   byIdLoader(listSegments: readonly string[]): DataLoader<string, JsonObject | null>;
   /** Entries of one Custom API by id (a `byIdLoader` of its entries list). */
   entryLoader(customApiId: string): DataLoader<string, JsonObject | null>;
+  /**
+   * The caller's allow-listed headers (e.g. `x-moltin-customer-token`), judged, or undefined
+   * when none was sent; a bad value throws BAD_USER_INPUT (and no upstream call is made).
+   */
+  forwardedHeaders(): Readonly<Record<string, string>> | undefined;
 }
 
 export interface ContextFactoryOptions {
@@ -55,6 +61,8 @@ export interface ContextFactoryOptions {
   operationDeadlineMs?: number;
   /** The attempt function (resilience wraps the default one). */
   send?: SendAttempt;
+  /** Caller headers forwarded upstream (lowercase names). Default DEFAULT_FORWARDED_HEADERS. */
+  forwardHeaders?: readonly string[];
 }
 
 /**
@@ -104,6 +112,7 @@ export function readAuthorization(
 export function createContextFactory(options: ContextFactoryOptions) {
   const budgetLimit = options.callBudget ?? 50;
   const deadlineMs = options.operationDeadlineMs ?? 15_000;
+  const forwardNames = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS;
 
   return function createContext(request: RequestLike): GatewayContext {
     const incomingId = request.headers.get('x-request-id');
@@ -131,10 +140,18 @@ export function createContextFactory(options: ContextFactoryOptions) {
     const budget = createCallBudget(budgetLimit);
     const auth = readAuthorization(request.headers.get('authorization'));
 
+    // Read on first use only (like the signal): most requests carry none of these headers.
+    let forwarded: Readonly<Record<string, string>> | undefined | null = null;
+    const forwardedHeaders = () => {
+      if (forwarded === null) forwarded = readForwardedHeaders(request.headers, forwardNames);
+      return forwarded;
+    };
+
     let client: UpstreamClient | undefined;
     const upstream = (): UpstreamClient => {
       if (!auth.ok) throw new UnauthenticatedError(auth.reason);
       client ??= createUpstreamClient({
+        headers: forwardedHeaders(),
         transport: options.transport,
         authorization: auth.authorization,
         requestId,
@@ -166,6 +183,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
       paging: options.paging ?? {},
       budget,
       get,
+      forwardedHeaders,
       async write(writeRequest) {
         const response = await upstream().request(writeRequest);
         getCache.clear();
