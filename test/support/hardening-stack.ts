@@ -28,6 +28,8 @@ export interface HardeningStack {
     url: string;
     authorization: string | undefined;
     requestId: string | undefined;
+    /** The X-Moltin-Customer-Token header the service received, if any. */
+    customerToken: string | undefined;
   }[];
   token(clientId?: string): Promise<string>;
   graphql(
@@ -69,6 +71,7 @@ export async function startHardeningStack(
       url: req.url ?? '',
       authorization: req.headers.authorization,
       requestId: req.headers['x-request-id'] as string | undefined,
+      customerToken: req.headers['x-moltin-customer-token'] as string | undefined,
     });
   });
   await service.listen({ port: 0, host: '127.0.0.1' });
