@@ -8,7 +8,7 @@
 import { expectList, expectResource, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
 import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
-import type { GatewayContext } from '../upstream/session.ts';
+import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { CartConnection, CartRef, cartListArgs, toListedCart } from './cart.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
@@ -99,7 +99,7 @@ const ViewerRef = builder.objectRef<ViewerShape>('Viewer').implement({
 });
 
 function hasCustomerToken(context: GatewayContext): boolean {
-  return context.forwardedHeaders()?.[CUSTOMER_TOKEN_HEADER] !== undefined;
+  return forwardedHeaders(context)?.[CUSTOMER_TOKEN_HEADER] !== undefined;
 }
 
 builder.queryFields((t) => ({

@@ -3,7 +3,7 @@
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
 import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
-import type { GatewayContext } from '../upstream/session.ts';
+import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { CartTotalsRef, type CartTotalsShape, MoneyRef, toTotals } from './cart.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
@@ -317,7 +317,7 @@ builder.mutationField('checkoutCart', (t) =>
         customer = { email, name: judgeNonEmpty(input.customer.name, 'input.customer.name') };
       } else if (input.customerId !== null && input.customerId !== undefined) {
         customer = { id: judgeUuid(input.customerId, 'input.customerId') };
-      } else if (context.forwardedHeaders()?.[CUSTOMER_TOKEN_HEADER] === undefined) {
+      } else if (forwardedHeaders(context)?.[CUSTOMER_TOKEN_HEADER] === undefined) {
         throw new BadUserInputError(
           'input.customer or input.customerId is required (or sign in: X-Moltin-Customer-Token)',
           { field: 'input.customer' },

@@ -44,11 +44,21 @@ export interface GatewayContext {
   byIdLoader(listSegments: readonly string[]): DataLoader<string, JsonObject | null>;
   /** Entries of one Custom API by id (a `byIdLoader` of its entries list). */
   entryLoader(customApiId: string): DataLoader<string, JsonObject | null>;
-  /**
-   * The caller's allow-listed headers (e.g. `x-moltin-customer-token`), judged, or undefined
-   * when none was sent; a bad value throws BAD_USER_INPUT (and no upstream call is made).
-   */
-  forwardedHeaders(): Readonly<Record<string, string>> | undefined;
+  /** The caller's request headers: read them only through `forwardedHeaders(context)`. */
+  readonly callerHeaders: RequestLike['headers'];
+  /** The allow-list of caller headers forwarded upstream (lowercase names). */
+  readonly forwardHeaderNames: readonly string[];
+}
+
+/**
+ * The caller's allow-listed headers (e.g. `x-moltin-customer-token`), judged, or undefined when
+ * none was sent; a bad value throws BAD_USER_INPUT (and no upstream call is made). A function,
+ * not a context method: a request that never asks costs no closure.
+ */
+export function forwardedHeaders(
+  context: GatewayContext,
+): Readonly<Record<string, string>> | undefined {
+  return readForwardedHeaders(context.callerHeaders, context.forwardHeaderNames);
 }
 
 export interface ContextFactoryOptions {
@@ -140,18 +150,12 @@ export function createContextFactory(options: ContextFactoryOptions) {
     const budget = createCallBudget(budgetLimit);
     const auth = readAuthorization(request.headers.get('authorization'));
 
-    // Read on first use only (like the signal): most requests carry none of these headers.
-    let forwarded: Readonly<Record<string, string>> | undefined | null = null;
-    const forwardedHeaders = () => {
-      if (forwarded === null) forwarded = readForwardedHeaders(request.headers, forwardNames);
-      return forwarded;
-    };
-
     let client: UpstreamClient | undefined;
     const upstream = (): UpstreamClient => {
       if (!auth.ok) throw new UnauthenticatedError(auth.reason);
       client ??= createUpstreamClient({
-        headers: forwardedHeaders(),
+        // Read once, with the client: a request that never calls upstream never reads them.
+        headers: readForwardedHeaders(request.headers, forwardNames),
         transport: options.transport,
         authorization: auth.authorization,
         requestId,
@@ -183,7 +187,8 @@ export function createContextFactory(options: ContextFactoryOptions) {
       paging: options.paging ?? {},
       budget,
       get,
-      forwardedHeaders,
+      callerHeaders: request.headers,
+      forwardHeaderNames: forwardNames,
       async write(writeRequest) {
         const response = await upstream().request(writeRequest);
         getCache.clear();
