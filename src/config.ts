@@ -3,6 +3,10 @@
  * so tests can build any configuration without touching process.env.
  */
 import { ManifestError, readPersistedDocuments } from './gateway/persisted-documents.ts';
+import {
+  DEFAULT_FORWARDED_HEADERS,
+  refuseForwardedHeaderName,
+} from './upstream/forwarded-headers.ts';
 import { DEFAULT_PAGING_LIMITS } from './upstream/paging.ts';
 
 /** A client of the embedded commerce service; each client owns one store. */
@@ -72,6 +76,11 @@ export interface GatewayConfig {
    * or Relay format): only these operations run. Default: unset, any document runs.
    */
   persistedDocuments?: ReadonlyMap<string, string>;
+  /**
+   * Caller headers forwarded upstream besides Authorization. `FORWARD_HEADERS` (see
+   * parseForwardHeaders); default the v2 customer, account-member and currency headers.
+   */
+  forwardHeaders?: readonly string[];
 }
 
 /** Where the typed schema's definitions come from, and how often they are re-read. */
@@ -256,6 +265,7 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     paging: pagingFromEnv(env),
     typedSchema: typedSchemaFromEnv(env),
     persistedDocuments: persistedDocumentsFromEnv(env),
+    forwardHeaders: parseForwardHeaders(env.FORWARD_HEADERS),
   };
 }
 
@@ -269,6 +279,22 @@ function persistedDocumentsFromEnv(env: Env): ReadonlyMap<string, string> | unde
       throw new ConfigError(`PERSISTED_DOCUMENTS: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * `FORWARD_HEADERS`: a comma-separated list of header names (case-insensitive), `none` for
+ * none; unset or empty: DEFAULT_FORWARDED_HEADERS. Authorization and the headers the gateway
+ * sets or that frame a request cannot be listed.
+ */
+export function parseForwardHeaders(raw: string | undefined): readonly string[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_FORWARDED_HEADERS;
+  if (raw.trim().toLowerCase() === 'none') return [];
+  const names = [...new Set(raw.split(',').map((name) => name.trim().toLowerCase()))];
+  for (const name of names) {
+    const why = refuseForwardedHeaderName(name);
+    if (why !== undefined) throw new ConfigError(`FORWARD_HEADERS: ${why}`);
+  }
+  return names;
 }
 
 function typedSchemaFromEnv(env: Env): TypedSchemaConfig {

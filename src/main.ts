@@ -82,6 +82,7 @@ async function main(): Promise<void> {
     persistedDocuments: g.persistedDocuments,
     callBudget: g.callBudget,
     paging: g.paging,
+    forwardHeaders: g.forwardHeaders,
     operationDeadlineMs: g.resilience?.operationDeadlineMs,
     resilience: {
       attemptTimeoutMs: g.resilience?.attemptTimeoutMs,

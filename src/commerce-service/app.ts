@@ -6,12 +6,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ClientCredentials } from '../config.ts';
 import { createAuthenticator } from './auth.ts';
 import type { RouteModule, ServiceContext } from './context.ts';
+import { createCustomerResolver } from './customers.ts';
 import { openDatabase } from './db.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { cartRoutes } from './routes/carts.ts';
 import { customApiRoutes } from './routes/custom-apis.ts';
 import { customFieldRoutes } from './routes/custom-fields.ts';
+import { customerRoutes } from './routes/customers.ts';
 import { entryRoutes } from './routes/entries.ts';
 import { fileRoutes } from './routes/files.ts';
 import { oauthRoutes } from './routes/oauth.ts';
@@ -52,6 +54,7 @@ const v2Routes: RouteModule[] = [
   orderRoutes,
   fileRoutes,
   accountRoutes,
+  customerRoutes,
 ];
 
 export async function createCommerceService(
@@ -106,16 +109,19 @@ export async function createCommerceService(
     parseJsonOrNothing,
   );
   app.decorateRequest('store', null as unknown as StoreContext);
+  app.decorateRequest('customer', null);
 
   await app.register(oauthRoutes(ctx));
 
   const authenticate = createAuthenticator(db, clock);
+  const resolveCustomer = createCustomerResolver(db, clock);
   await app.register(
     async (v2) => {
       // onRequest, before the body is read: an unauthenticated caller learns nothing about
       // body rules, and no body is parsed for it.
       v2.addHook('onRequest', async (request) => {
         request.store = authenticate(request);
+        request.customer = resolveCustomer(request, request.store.id);
       });
       for (const routes of v2Routes) await v2.register(routes(ctx));
     },

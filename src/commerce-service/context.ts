@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientCredentials } from '../config.ts';
+import type { CustomerContext } from './customers.ts';
 import type { Db } from './db.ts';
 import type { StoreContext } from './stores.ts';
 import type { Clock } from './time.ts';
@@ -24,5 +25,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The caller's store; set on every /v2 route before the handler runs. */
     store: StoreContext;
+    /** The customer of `X-Moltin-Customer-Token`, or null without one; set with `store`. */
+    customer: CustomerContext | null;
   }
 }

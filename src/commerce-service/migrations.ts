@@ -507,4 +507,57 @@ export const migrations: Migration[] = [
       CREATE INDEX custom_api_fields_id ON custom_api_fields (store_id, custom_api_id, id);
     `,
   },
+  {
+    // Customers (passwords as scrypt hashes, never returned) and their tokens (sha256 of the
+    // token, like access_tokens). Carts and orders gain the customer they belong to: a cart's
+    // owner is set when a customer token creates it, an order's when checkout names the customer
+    // (or is made with their token). Deleting a customer deletes their tokens and carts; their
+    // orders stay (an order never changes once written). Lists scoped to one customer
+    // (GET /v2/orders and GET /v2/carts under X-Moltin-Customer-Token) get their own
+    // (store_id, customer_id, sort column, id) indexes; carts get the plain list indexes too.
+    id: '0600-customers',
+    sql: `
+      CREATE TABLE customers (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        email TEXT NOT NULL,
+        -- lower(email): emails are unique per store whatever their case.
+        email_key TEXT NOT NULL,
+        -- 'scrypt$N$r$p$<salt b64>$<hash b64>', or NULL for a customer without a password.
+        password_hash TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (store_id, email_key)
+      );
+      CREATE INDEX customers_created ON customers (store_id, created_at, id, updated_at);
+      CREATE INDEX customers_updated ON customers (store_id, updated_at, id, created_at);
+      CREATE INDEX customers_id ON customers (store_id, id, created_at, updated_at);
+
+      CREATE TABLE customer_tokens (
+        token_hash TEXT PRIMARY KEY,
+        id TEXT NOT NULL,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        customer_id TEXT NOT NULL REFERENCES customers(id) ON DELETE CASCADE,
+        expires_at INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX customer_tokens_expiry ON customer_tokens (expires_at);
+      CREATE INDEX customer_tokens_customer ON customer_tokens (customer_id);
+
+      ALTER TABLE carts ADD COLUMN customer_id TEXT REFERENCES customers(id) ON DELETE CASCADE;
+      CREATE INDEX carts_created ON carts (store_id, created_at, id, updated_at);
+      CREATE INDEX carts_updated ON carts (store_id, updated_at, id, created_at);
+      CREATE INDEX carts_customer_created ON carts (store_id, customer_id, created_at, id, updated_at);
+      CREATE INDEX carts_customer_updated ON carts (store_id, customer_id, updated_at, id, created_at);
+      CREATE INDEX carts_customer_id ON carts (store_id, customer_id, id, created_at, updated_at);
+
+      ALTER TABLE orders ADD COLUMN customer_id TEXT;
+      CREATE INDEX orders_customer_created
+        ON orders (store_id, customer_id, created_at, id, updated_at);
+      CREATE INDEX orders_customer_updated
+        ON orders (store_id, customer_id, updated_at, id, created_at);
+      CREATE INDEX orders_customer_id ON orders (store_id, customer_id, id, created_at, updated_at);
+    `,
+  },
 ];

@@ -8,6 +8,7 @@
  * timestamps is exercised: a burst is larger than the maximum page (100).
  */
 import { createHash } from 'node:crypto';
+import { hashPasswordSync } from './customers.ts';
 import type { Db as Database } from './db.ts';
 import { uuidFromBytes } from './ids.ts';
 import { loadWithoutLadder } from './ladder.ts';
@@ -27,11 +28,21 @@ export interface SeedSummary {
   orderItems: number;
   files: number;
   accounts: number;
+  customers: number;
   /** Wall time of the whole seed, milliseconds. */
   ms: number;
 }
 
 export const DEFAULT_SEED_ORDERS = 12_000;
+
+/**
+ * The demo store's customers and their passwords (documented in the README, so a storefront
+ * developer can sign in: `POST /v2/customers/tokens`, or `createCustomerToken` in GraphQL).
+ */
+export const DEMO_CUSTOMERS = [
+  { name: 'Ada Lovelace', email: 'ada@example.com', password: 'ada-demo-password' },
+  { name: 'Grace Hopper', email: 'grace@example.com', password: 'grace-demo-password' },
+] as const;
 
 /** From this many orders on, the order indexes are rebuilt after the load instead of kept up. */
 const BULK_THRESHOLD = 2_000;
@@ -393,6 +404,7 @@ export function wipeStoreData(db: Database, storeId: string): void {
     ).run(storeId);
     db.prepare('DELETE FROM files WHERE store_id = ?').run(storeId);
     db.prepare('DELETE FROM accounts WHERE store_id = ?').run(storeId);
+    db.prepare('DELETE FROM customers WHERE store_id = ?').run(storeId);
   })();
 }
 
@@ -428,6 +440,7 @@ export function seedDemoStore(
     orderItems: 0,
     files: 0,
     accounts: 0,
+    customers: 0,
     ms: 0,
   };
 
@@ -678,6 +691,7 @@ export function seedDemoStore(
             with_tax: total,
             without_discount: gross,
             discount,
+            customer_id: null,
             created_at: createdAt,
             updated_at: updatedAt,
           };
@@ -701,6 +715,29 @@ export function seedDemoStore(
       });
       flush();
       for (const index of indexes) db.exec(index.sql);
+
+      // Customers from a generator of their own, so that adding them changed no other row.
+      const people = createRandom(`commerce-seed-customers:${storeId}`);
+      const customerStmt = db.prepare(
+        `INSERT INTO customers (id, store_id, name, email, email_key, password_hash, created_at,
+                                updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      DEMO_CUSTOMERS.forEach((customer, i) => {
+        const at = iso(SEED_EPOCH - 31 * 86_400_000 + i * 60_000);
+        const salt = Buffer.from(people.uuid().replaceAll('-', ''), 'hex');
+        customerStmt.run(
+          people.uuid(),
+          storeId,
+          customer.name,
+          customer.email,
+          customer.email.toLowerCase(),
+          hashPasswordSync(customer.password, salt),
+          at,
+          at,
+        );
+        summary.customers++;
+      });
     }),
   );
   run();

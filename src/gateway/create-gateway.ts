@@ -57,6 +57,12 @@ export interface GatewayOptions {
   operationDeadlineMs?: number;
   /** Settings of the shared upstream connection pool. */
   pool?: UpstreamPoolOptions;
+  /**
+   * Caller headers forwarded upstream besides Authorization (lowercase names), with the bearer
+   * token's guarantees. Default: X-Moltin-Customer-Token, EP-Account-Management-Authentication-
+   * Token and X-Moltin-Currency (src/upstream/forwarded-headers.ts).
+   */
+  forwardHeaders?: readonly string[];
   /** The attempt function, for resilience to wrap; default: one plain HTTP attempt. */
   send?: SendAttempt;
   /**
@@ -156,6 +162,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     paging: options.paging,
     operationDeadlineMs: options.operationDeadlineMs,
     send,
+    forwardHeaders: options.forwardHeaders,
   });
   const health = options.health ?? createHealth({ upstreamUrl: options.upstreamUrl });
   const logger = options.logger;

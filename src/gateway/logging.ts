@@ -22,9 +22,13 @@ export interface LoggerOptions {
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-// `Bearer <b64token>` anywhere in a string, and JSON-ish "authorization": "…" pairs.
+// `Bearer <b64token>` anywhere in a string, and JSON-ish "authorization": "…" pairs (also of
+// the forwarded credential headers: customer and account-member tokens, and any `…-token`).
 const BEARER_PATTERN = /Bearer\s+[A-Za-z0-9\-._~+/]+=*/gi;
-const AUTH_FIELD_PATTERN = /("?authorization"?\s*[:=]\s*"?)[^",}\s]+(\s+[^",}\s]+)?/gi;
+const AUTH_FIELD_PATTERN =
+  /("?(?:authorization|[a-z0-9-]*-token|password)"?\s*[:=]\s*"?)[^",}\s]+(\s+[^",}\s]+)?/gi;
+const SECRET_HEADER =
+  /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|[a-z0-9-]*-token)$/;
 
 /** Removes credentials from a string that is about to leave the process. */
 export function scrubSecrets(text: string): string {
@@ -44,9 +48,7 @@ export function redactHeaders(
   const out: Record<string, string> = {};
   for (const [name, value] of entries) {
     const lower = name.toLowerCase();
-    out[lower] = /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key)$/.test(lower)
-      ? '[redacted]'
-      : String(value);
+    out[lower] = SECRET_HEADER.test(lower) ? '[redacted]' : String(value);
   }
   return out;
 }

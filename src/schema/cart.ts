@@ -4,10 +4,16 @@
  * only when a query selects items.
  */
 
-import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
+import {
+  expectResource,
+  isJsonObject,
+  type JsonObject,
+  type UpstreamRequest,
+} from '../upstream/client.ts';
 import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
+import { defineListArgs, type Listed } from './connection.ts';
 import { nullWhenNotFound } from './lookups.ts';
 import {
   judgeCartId,
@@ -84,7 +90,7 @@ export interface CartTotalsShape {
   withoutDiscount: MoneyShape;
 }
 
-function toTotals(
+export function toTotals(
   displayPrice: JsonObject,
   type: string,
   pick?: 'unit' | 'value',
@@ -102,7 +108,7 @@ function toTotals(
   };
 }
 
-const CartTotalsRef = builder.objectRef<CartTotalsShape>('CartTotals').implement({
+export const CartTotalsRef = builder.objectRef<CartTotalsShape>('CartTotals').implement({
   description: 'Totals with every discount applied (upstream `meta.display_price`).',
   fields: (t) => ({
     withTax: t.expose('withTax', { type: MoneyRef, description: 'Total including tax.' }),
@@ -212,6 +218,8 @@ export interface CartShape {
   totals: CartTotalsShape;
   createdAt: string | null;
   updatedAt: string | null;
+  /** Items already in hand (an item write answers with all of them); else `items` GETs them. */
+  preloadedItems?: CartItemShape[];
 }
 
 function toCart(row: JsonObject, included: Map<string, JsonObject>): CartShape {
@@ -254,7 +262,11 @@ async function fetchCartItems(context: GatewayContext, cartId: string): Promise<
   const response = await context.get(['carts', cartId, 'items'], {
     include: 'custom_discounts',
   });
-  const body = response.body;
+  return toCartItems(response.body);
+}
+
+/** The body of `/carts/{id}/items` (also what every item write answers with) as items. */
+function toCartItems(body: unknown): CartItemShape[] {
   if (!isJsonObject(body) || !Array.isArray(body.data)) throw invalid('cart items');
   const included = includedDiscounts(body);
   return body.data.map((row) => {
@@ -303,7 +315,8 @@ builder.node(CartRef, {
     items: t.field({
       type: [CartItemRef],
       description: 'The items of the cart with their custom discounts (one more upstream GET).',
-      resolve: (cart, _args, context) => fetchCartItems(context, cart.upstreamId),
+      resolve: (cart, _args, context) =>
+        cart.preloadedItems ?? fetchCartItems(context, cart.upstreamId),
     }),
   }),
 });
@@ -340,13 +353,20 @@ const UpdateCustomDiscountInput = builder.inputType('UpdateCartItemCustomDiscoun
 });
 
 const UpdateCustomDiscountPayload = builder
-  .objectRef<{ customDiscount: CustomDiscountShape }>('UpdateCartItemCustomDiscountPayload')
+  .objectRef<{ customDiscount: CustomDiscountShape; cartId: string }>(
+    'UpdateCartItemCustomDiscountPayload',
+  )
   .implement({
-    description: 'The custom discount after the update.',
+    description: 'The custom discount after the update, and the cart it changed.',
     fields: (t) => ({
       customDiscount: t.expose('customDiscount', {
         type: CustomDiscountRef,
         description: 'The discount as stored, its amount as amount, currency and formatted.',
+      }),
+      cart: t.field({
+        type: CartRef,
+        description: CART_AFTER_WRITE,
+        resolve: (change, _args, context) => changedCart(context, change),
       }),
     }),
   });
@@ -382,7 +402,580 @@ builder.mutationField('updateCartItemCustomDiscount', (t) =>
         segments: ['carts', cartId, 'items', itemId, 'custom-discounts', discountId],
         body: { data },
       });
-      return { customDiscount: toCustomDiscount(expectResource(response)) };
+      return { cartId, customDiscount: toCustomDiscount(expectResource(response)) };
+    },
+  }),
+);
+
+// ---- the storefront's cart journey: create, items, discounts, delete (checkout: order.ts) ----
+
+/** A cart in a list (`GET /v2/carts`): the connection needs its timestamps. */
+export function toListedCart(row: JsonObject): CartShape & Listed {
+  return { ...toCart(row, new Map()), ...readTimestamps(row, 'cart') };
+}
+
+export const CartConnection = builder.connectionObject(
+  { type: CartRef, name: 'CartConnection', description: 'A page of carts.' },
+  { name: 'CartEdge', description: 'One of the carts with its cursor.' },
+);
+export const cartListArgs = defineListArgs('Cart', 'carts');
+
+/** Largest quantity of one line the gateway passes on (a line total must stay exact). */
+export const MAX_QUANTITY = 1_000_000;
+const CURRENCY = /^[A-Za-z]{3}$/;
+
+function judgeQuantity(value: number, field: string, min: number): number {
+  if (!Number.isInteger(value) || value < min || value > MAX_QUANTITY) {
+    throw new BadUserInputError(`${field} must be an integer from ${min} to ${MAX_QUANTITY}`, {
+      field,
+    });
+  }
+  return value;
+}
+
+function judgeDiscountAmount(value: number, field: string): number {
+  if (!Number.isInteger(value) || value >= 0) {
+    throw new BadUserInputError(
+      `${field} must be an integer number of minor units below zero (a discount)`,
+      { field },
+    );
+  }
+  return value;
+}
+
+function judgeOptional(value: string | null | undefined, field: string): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (value.length > 255) {
+    throw new BadUserInputError(`${field} must be at most 255 characters`, { field });
+  }
+  return value;
+}
+
+/** What a cart write hands to its payload's `cart` field: read after the write, lazily. */
+interface CartChange {
+  cartId: string;
+  preloadedItems?: CartItemShape[];
+}
+
+async function changedCart(context: GatewayContext, change: CartChange): Promise<CartShape> {
+  const cart = await fetchCart(context, change.cartId);
+  return change.preloadedItems ? { ...cart, preloadedItems: change.preloadedItems } : cart;
+}
+
+const CART_AFTER_WRITE =
+  'The cart after the change, totals with every discount applied (read after the write; one ' +
+  'upstream GET, made only when selected).';
+
+function cartPayload(name: string, description: string) {
+  return builder.objectRef<CartChange>(name).implement({
+    description,
+    fields: (t) => ({
+      cart: t.field({
+        type: CartRef,
+        description: CART_AFTER_WRITE,
+        resolve: (change, _args, context) => changedCart(context, change),
+      }),
+    }),
+  });
+}
+
+interface DiscountChange extends CartChange {
+  customDiscount: CustomDiscountShape;
+}
+
+function discountPayload(name: string, description: string) {
+  return builder.objectRef<DiscountChange>(name).implement({
+    description,
+    fields: (t) => ({
+      customDiscount: t.expose('customDiscount', {
+        type: CustomDiscountRef,
+        description: 'The discount as stored, its amount as amount, currency and formatted.',
+      }),
+      cart: t.field({
+        type: CartRef,
+        description: CART_AFTER_WRITE,
+        resolve: (change, _args, context) => changedCart(context, change),
+      }),
+    }),
+  });
+}
+
+interface DeletedDiscount extends CartChange {
+  deletedCustomDiscountId: string;
+}
+
+function deletedDiscountPayload(name: string, description: string) {
+  return builder.objectRef<DeletedDiscount>(name).implement({
+    description,
+    fields: (t) => ({
+      deletedCustomDiscountId: t.exposeID('deletedCustomDiscountId', {
+        description: 'Upstream id of the discount that was removed.',
+      }),
+      cart: t.field({
+        type: CartRef,
+        description: CART_AFTER_WRITE,
+        resolve: (change, _args, context) => changedCart(context, change),
+      }),
+    }),
+  });
+}
+
+interface DiscountInput {
+  amount: number;
+  description: string;
+  discountCode: string;
+  discountEngine: string;
+  externalId: string;
+}
+
+/** The v2 body of a custom discount, every field judged before any call. */
+function discountBody(input: DiscountInput) {
+  return {
+    data: {
+      type: 'custom_discount',
+      amount: judgeDiscountAmount(input.amount, 'input.amount'),
+      description: judgeNonEmpty(input.description, 'input.description'),
+      discount_code: judgeNonEmpty(input.discountCode, 'input.discountCode'),
+      discount_engine: judgeNonEmpty(input.discountEngine, 'input.discountEngine'),
+      external_id: judgeNonEmpty(input.externalId, 'input.externalId'),
+    },
+  };
+}
+
+type InputFieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
+
+/** The five fields every custom discount write takes, all required (the seed's rule). */
+const discountInputFields = (t: InputFieldBuilder) => ({
+  amount: t.int({
+    required: true,
+    description: 'The discount in minor units of the cart’s currency; must be below zero.',
+  }),
+  description: t.string({ required: true, description: 'What the discount is.' }),
+  discountCode: t.string({ required: true, description: 'The code that was used.' }),
+  discountEngine: t.string({
+    required: true,
+    description: 'The system the discount is applied from.',
+  }),
+  externalId: t.string({ required: true, description: 'The discount’s id in that system.' }),
+});
+
+// createCart ----------------------------------------------------------------------------------
+
+const CreateCartInput = builder.inputType('CreateCartInput', {
+  description: 'A new cart. With a customer token (X-Moltin-Customer-Token) it is theirs.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'Cart name.' }),
+    description: t.string({ required: false, description: 'Cart description.' }),
+    customDiscountsEnabled: t.boolean({
+      required: false,
+      description: 'Whether custom discounts may be applied; default: the store’s cart setting.',
+    }),
+    currency: t.string({
+      required: false,
+      description:
+        'ISO 4217 code, sent as the v2 currency header (X-Moltin-Currency); default the store’s.',
+    }),
+  }),
+});
+
+const CreateCartPayload = builder.objectRef<{ cart: CartShape }>('CreateCartPayload').implement({
+  description: 'The cart that was created.',
+  fields: (t) => ({
+    cart: t.expose('cart', { type: CartRef, description: 'The new cart (empty, totals zero).' }),
+  }),
+});
+
+builder.mutationField('createCart', (t) =>
+  t.field({
+    type: CreateCartPayload,
+    description: 'Creates a cart (POST /v2/carts).',
+    args: { input: t.arg({ type: CreateCartInput, required: true, description: 'The cart.' }) },
+    resolve: async (_root, { input }, context) => {
+      const currency = input.currency ?? undefined;
+      if (currency !== undefined && !CURRENCY.test(currency)) {
+        throw new BadUserInputError('input.currency must be a 3-letter ISO 4217 code', {
+          field: 'input.currency',
+        });
+      }
+      const data: JsonObject = {
+        type: 'cart',
+        name: judgeNonEmpty(input.name, 'input.name'),
+      };
+      const description = judgeOptional(input.description, 'input.description');
+      if (description !== undefined) data.description = description;
+      if (input.customDiscountsEnabled !== null && input.customDiscountsEnabled !== undefined) {
+        data.discount_settings = { custom_discounts_enabled: input.customDiscountsEnabled };
+      }
+      const response = await context.write({
+        method: 'POST',
+        segments: ['carts'],
+        body: { data },
+        ...(currency ? { headers: { 'x-moltin-currency': currency.toUpperCase() } } : {}),
+      });
+      return { cart: toCart(expectResource(response), new Map()) };
+    },
+  }),
+);
+
+// items ---------------------------------------------------------------------------------------
+
+const CustomItemPriceInput = builder.inputType('CustomItemPriceInput', {
+  description: 'The unit price of a custom item.',
+  fields: (t) => ({
+    amount: t.int({
+      required: true,
+      description: 'Unit price in minor units of the cart’s currency (0 or more).',
+    }),
+    includesTax: t.boolean({
+      required: false,
+      description: 'Whether the amount includes tax. Default true.',
+    }),
+  }),
+});
+
+const AddCartCustomItemInput = builder.inputType('AddCartCustomItemInput', {
+  description: 'A custom item (not from a catalog) to add to a cart.',
+  fields: (t) => ({
+    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+    name: t.string({ required: true, description: 'Item name.' }),
+    sku: t.string({ required: true, description: 'Stock keeping unit.' }),
+    description: t.string({ required: false, description: 'Item description.' }),
+    quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
+    price: t.field({ type: CustomItemPriceInput, required: true, description: 'Unit price.' }),
+  }),
+});
+
+const AddCartCustomItemPayload = cartPayload(
+  'AddCartCustomItemPayload',
+  'The cart with the new item.',
+);
+
+/** An item write: its answer is every item of the cart, kept for the payload's cart. */
+async function writeItems(
+  context: GatewayContext,
+  cartId: string,
+  request: UpstreamRequest,
+): Promise<CartChange> {
+  const response = await context.write(request);
+  return { cartId, preloadedItems: toCartItems(response.body) };
+}
+
+builder.mutationField('addCartCustomItem', (t) =>
+  t.field({
+    type: AddCartCustomItemPayload,
+    description: 'Adds a custom item to a cart (POST /v2/carts/{cartID}/items).',
+    args: {
+      input: t.arg({ type: AddCartCustomItemInput, required: true, description: 'The item.' }),
+    },
+    resolve: (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      if (input.price.amount < 0) {
+        throw new BadUserInputError('input.price.amount must not be negative', {
+          field: 'input.price.amount',
+        });
+      }
+      const data: JsonObject = {
+        type: 'custom_item',
+        name: judgeNonEmpty(input.name, 'input.name'),
+        sku: judgeNonEmpty(input.sku, 'input.sku'),
+        quantity: judgeQuantity(input.quantity, 'input.quantity', 1),
+        price: { amount: input.price.amount, includes_tax: input.price.includesTax ?? true },
+      };
+      const description = judgeOptional(input.description, 'input.description');
+      if (description !== undefined) data.description = description;
+      return writeItems(context, cartId, {
+        method: 'POST',
+        segments: ['carts', cartId, 'items'],
+        body: { data },
+      });
+    },
+  }),
+);
+
+const UpdateCartItemInput = builder.inputType('UpdateCartItemInput', {
+  description: 'A new quantity for a cart item; 0 removes it.',
+  fields: (t) => ({
+    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+    cartItemId: t.id({ required: true, description: 'Upstream id of the cart item.' }),
+    quantity: t.int({ required: true, description: `Units, 0 (remove) to ${MAX_QUANTITY}.` }),
+  }),
+});
+
+const UpdateCartItemPayload = cartPayload('UpdateCartItemPayload', 'The cart after the change.');
+
+builder.mutationField('updateCartItem', (t) =>
+  t.field({
+    type: UpdateCartItemPayload,
+    description: 'Changes the quantity of a cart item (PUT /v2/carts/{cartID}/items/{itemID}).',
+    args: {
+      input: t.arg({ type: UpdateCartItemInput, required: true, description: 'The change.' }),
+    },
+    resolve: (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      const itemId = judgeUuid(input.cartItemId, 'input.cartItemId');
+      const quantity = judgeQuantity(input.quantity, 'input.quantity', 0);
+      return writeItems(context, cartId, {
+        method: 'PUT',
+        segments: ['carts', cartId, 'items', itemId],
+        body: { data: { type: 'cart_item', quantity } },
+      });
+    },
+  }),
+);
+
+const RemoveCartItemInput = builder.inputType('RemoveCartItemInput', {
+  description: 'The cart item to remove (its custom discounts go with it).',
+  fields: (t) => ({
+    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+    cartItemId: t.id({ required: true, description: 'Upstream id of the cart item.' }),
+  }),
+});
+
+const RemoveCartItemPayload = cartPayload('RemoveCartItemPayload', 'The cart without the item.');
+
+builder.mutationField('removeCartItem', (t) =>
+  t.field({
+    type: RemoveCartItemPayload,
+    description: 'Removes an item from a cart (DELETE /v2/carts/{cartID}/items/{itemID}).',
+    args: {
+      input: t.arg({ type: RemoveCartItemInput, required: true, description: 'The item.' }),
+    },
+    resolve: (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      const itemId = judgeUuid(input.cartItemId, 'input.cartItemId');
+      return writeItems(context, cartId, {
+        method: 'DELETE',
+        segments: ['carts', cartId, 'items', itemId],
+      });
+    },
+  }),
+);
+
+// custom discounts ----------------------------------------------------------------------------
+
+const AddCartItemCustomDiscountInput = builder.inputType('AddCartItemCustomDiscountInput', {
+  description:
+    'A custom discount for a cart item; every field is required. At most five per item, and ' +
+    'only on a cart with custom discounts enabled (the upstream judges those two).',
+  fields: (t) => ({
+    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+    cartItemId: t.id({ required: true, description: 'Upstream id of the cart item.' }),
+    ...discountInputFields(t),
+  }),
+});
+
+const AddCartItemCustomDiscountPayload = discountPayload(
+  'AddCartItemCustomDiscountPayload',
+  'The new item discount and the cart it changed.',
+);
+
+builder.mutationField('addCartItemCustomDiscount', (t) =>
+  t.field({
+    type: AddCartItemCustomDiscountPayload,
+    description:
+      'Adds a custom discount to a cart item (POST /v2/carts/{cartID}/items/{itemID}/custom-discounts).',
+    args: {
+      input: t.arg({
+        type: AddCartItemCustomDiscountInput,
+        required: true,
+        description: 'The discount.',
+      }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      const itemId = judgeUuid(input.cartItemId, 'input.cartItemId');
+      const body = discountBody(input);
+      const response = await context.write({
+        method: 'POST',
+        segments: ['carts', cartId, 'items', itemId, 'custom-discounts'],
+        body,
+      });
+      return { cartId, customDiscount: toCustomDiscount(expectResource(response)) };
+    },
+  }),
+);
+
+const DeleteCartItemCustomDiscountInput = builder.inputType('DeleteCartItemCustomDiscountInput', {
+  description: 'The item discount to remove.',
+  fields: (t) => ({
+    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+    cartItemId: t.id({ required: true, description: 'Upstream id of the cart item.' }),
+    customDiscountId: t.id({ required: true, description: 'Upstream id of the discount.' }),
+  }),
+});
+
+const DeleteCartItemCustomDiscountPayload = deletedDiscountPayload(
+  'DeleteCartItemCustomDiscountPayload',
+  'The removed item discount’s id and the cart it changed.',
+);
+
+builder.mutationField('deleteCartItemCustomDiscount', (t) =>
+  t.field({
+    type: DeleteCartItemCustomDiscountPayload,
+    description:
+      'Removes a custom discount from a cart item (DELETE /v2/carts/{cartID}/items/{itemID}/' +
+      'custom-discounts/{id}).',
+    args: {
+      input: t.arg({
+        type: DeleteCartItemCustomDiscountInput,
+        required: true,
+        description: 'The discount.',
+      }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      const itemId = judgeUuid(input.cartItemId, 'input.cartItemId');
+      const discountId = judgeUuid(input.customDiscountId, 'input.customDiscountId');
+      await context.write({
+        method: 'DELETE',
+        segments: ['carts', cartId, 'items', itemId, 'custom-discounts', discountId],
+      });
+      return { cartId, deletedCustomDiscountId: discountId };
+    },
+  }),
+);
+
+const AddCartCustomDiscountInput = builder.inputType('AddCartCustomDiscountInput', {
+  description:
+    'A custom discount on the whole cart; every field is required. At most five per cart, ' +
+    'only on a cart with custom discounts enabled and at least one item (the upstream judges).',
+  fields: (t) => ({
+    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+    ...discountInputFields(t),
+  }),
+});
+
+const AddCartCustomDiscountPayload = discountPayload(
+  'AddCartCustomDiscountPayload',
+  'The new cart discount and the cart it changed.',
+);
+
+builder.mutationField('addCartCustomDiscount', (t) =>
+  t.field({
+    type: AddCartCustomDiscountPayload,
+    description: 'Adds a cart-level custom discount (POST /v2/carts/{cartID}/custom-discounts).',
+    args: {
+      input: t.arg({
+        type: AddCartCustomDiscountInput,
+        required: true,
+        description: 'The discount.',
+      }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      const body = discountBody(input);
+      const response = await context.write({
+        method: 'POST',
+        segments: ['carts', cartId, 'custom-discounts'],
+        body,
+      });
+      return { cartId, customDiscount: toCustomDiscount(expectResource(response)) };
+    },
+  }),
+);
+
+const UpdateCartCustomDiscountInput = builder.inputType('UpdateCartCustomDiscountInput', {
+  description: 'New values of a cart-level custom discount; every field is required.',
+  fields: (t) => ({
+    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+    customDiscountId: t.id({ required: true, description: 'Upstream id of the discount.' }),
+    ...discountInputFields(t),
+  }),
+});
+
+const UpdateCartCustomDiscountPayload = discountPayload(
+  'UpdateCartCustomDiscountPayload',
+  'The cart discount after the update and the cart it changed.',
+);
+
+builder.mutationField('updateCartCustomDiscount', (t) =>
+  t.field({
+    type: UpdateCartCustomDiscountPayload,
+    description:
+      'Replaces a cart-level custom discount (PUT /v2/carts/{cartID}/custom-discounts/{id}).',
+    args: {
+      input: t.arg({
+        type: UpdateCartCustomDiscountInput,
+        required: true,
+        description: 'The change.',
+      }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      const discountId = judgeUuid(input.customDiscountId, 'input.customDiscountId');
+      const body = discountBody(input);
+      const response = await context.write({
+        method: 'PUT',
+        segments: ['carts', cartId, 'custom-discounts', discountId],
+        body,
+      });
+      return { cartId, customDiscount: toCustomDiscount(expectResource(response)) };
+    },
+  }),
+);
+
+const DeleteCartCustomDiscountInput = builder.inputType('DeleteCartCustomDiscountInput', {
+  description: 'The cart-level discount to remove.',
+  fields: (t) => ({
+    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+    customDiscountId: t.id({ required: true, description: 'Upstream id of the discount.' }),
+  }),
+});
+
+const DeleteCartCustomDiscountPayload = deletedDiscountPayload(
+  'DeleteCartCustomDiscountPayload',
+  'The removed cart discount’s id and the cart it changed.',
+);
+
+builder.mutationField('deleteCartCustomDiscount', (t) =>
+  t.field({
+    type: DeleteCartCustomDiscountPayload,
+    description:
+      'Removes a cart-level custom discount (DELETE /v2/carts/{cartID}/custom-discounts/{id}).',
+    args: {
+      input: t.arg({
+        type: DeleteCartCustomDiscountInput,
+        required: true,
+        description: 'The discount.',
+      }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      const discountId = judgeUuid(input.customDiscountId, 'input.customDiscountId');
+      await context.write({
+        method: 'DELETE',
+        segments: ['carts', cartId, 'custom-discounts', discountId],
+      });
+      return { cartId, deletedCustomDiscountId: discountId };
+    },
+  }),
+);
+
+// deleteCart ----------------------------------------------------------------------------------
+
+const DeleteCartInput = builder.inputType('DeleteCartInput', {
+  description: 'The cart to delete, with its items and discounts.',
+  fields: (t) => ({ cartId: t.id({ required: true, description: 'The cart id upstream.' }) }),
+});
+
+const DeleteCartPayload = builder
+  .objectRef<{ deletedCartId: string }>('DeleteCartPayload')
+  .implement({
+    description: 'The id of the cart that was deleted.',
+    fields: (t) => ({
+      deletedCartId: t.exposeID('deletedCartId', { description: 'Upstream id of the cart.' }),
+    }),
+  });
+
+builder.mutationField('deleteCart', (t) =>
+  t.field({
+    type: DeleteCartPayload,
+    description: 'Deletes a cart (DELETE /v2/carts/{cartID}); its orders stay.',
+    args: { input: t.arg({ type: DeleteCartInput, required: true, description: 'The cart.' }) },
+    resolve: async (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      await context.write({ method: 'DELETE', segments: ['carts', cartId] });
+      return { deletedCartId: cartId };
     },
   }),
 );

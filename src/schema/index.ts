@@ -13,6 +13,7 @@ import { CustomApiEntryEntity } from './custom-api-entry.ts';
 import { federate } from './federation.ts';
 import { FileEntity } from './file.ts';
 import { OrderEntity } from './order.ts';
+import './customer.ts';
 
 export const schema = federate(builder.toSchema(), [
   OrderEntity,

@@ -1,15 +1,20 @@
 /** Order: a checked-out cart (`/v2/orders`), as a node and a connection. */
 
-import { isJsonObject, type JsonObject } from '../upstream/client.ts';
-import type { GatewayContext } from '../upstream/session.ts';
+import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
+import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
+import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
+import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
-import { MoneyRef } from './cart.ts';
+import { CartTotalsRef, type CartTotalsShape, MoneyRef, toTotals } from './cart.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
 import type { EntityDefinition } from './federation.ts';
 import { loadById } from './lookups.ts';
 import {
+  judgeCartId,
+  judgeNonEmpty,
   judgeUuid,
   type MoneyShape,
+  readInt,
   readMoney,
   readObject,
   readOptionalString,
@@ -23,13 +28,17 @@ export interface OrderShape extends Listed {
   shipping: string | null;
   customerName: string | null;
   customerEmail: string | null;
+  customerId: string | null;
   total: MoneyShape;
+  totals: CartTotalsShape;
 }
 
 export function toOrder(row: JsonObject): OrderShape {
   const meta = readObject(row, 'meta', 'order');
   const displayPrice = readObject(meta, 'display_price', 'order.meta');
   const customer = isJsonObject(row.customer) ? row.customer : {};
+  const relationships = isJsonObject(row.relationships) ? row.relationships : {};
+  const linked = isJsonObject(relationships.customer) ? relationships.customer.data : undefined;
   return {
     upstreamId: readString(row, 'id', 'order'),
     status: readString(row, 'status', 'order'),
@@ -37,7 +46,9 @@ export function toOrder(row: JsonObject): OrderShape {
     shipping: readOptionalString(row, 'shipping'),
     customerName: readOptionalString(customer, 'name'),
     customerEmail: readOptionalString(customer, 'email'),
+    customerId: isJsonObject(linked) && typeof linked.id === 'string' ? linked.id : null,
     total: readMoney(displayPrice.with_tax, 'order.display_price.with_tax'),
+    totals: toTotals(displayPrice, 'order.display_price'),
     ...readTimestamps(row, 'order'),
   };
 }
@@ -49,11 +60,67 @@ export function fetchOrder(context: GatewayContext, id: string): Promise<OrderSh
 
 export const OrderRef = builder.objectRef<OrderShape>('Order');
 
+interface OrderItemShape {
+  id: string;
+  name: string;
+  sku: string | null;
+  quantity: number;
+  unitTotals: CartTotalsShape;
+  lineTotals: CartTotalsShape;
+}
+
+const OrderItemRef = builder.objectRef<OrderItemShape>('OrderItem').implement({
+  description: 'A line of an order, as it was checked out.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Upstream id of the order item.' }),
+    name: t.exposeString('name', { description: 'Item name.' }),
+    sku: t.exposeString('sku', { nullable: true, description: 'Stock keeping unit.' }),
+    quantity: t.exposeInt('quantity', { description: 'Units ordered.' }),
+    unitPrice: t.expose('unitTotals', {
+      type: CartTotalsRef,
+      description: 'Prices of one unit, with its share of the item discounts.',
+    }),
+    totals: t.expose('lineTotals', {
+      type: CartTotalsRef,
+      description: 'Prices of the whole line, discounts applied.',
+    }),
+  }),
+});
+
+function unusable(what: string): UpstreamUnavailableError {
+  return new UpstreamUnavailableError(`The commerce service sent an unusable answer (${what})`, {
+    reason: 'invalid-body',
+  });
+}
+
+async function fetchOrderItems(
+  context: GatewayContext,
+  orderId: string,
+): Promise<OrderItemShape[]> {
+  const response = await context.get(['orders', orderId], { include: 'items' });
+  const body = response.body;
+  const included = isJsonObject(body) && isJsonObject(body.included) ? body.included.items : [];
+  if (!Array.isArray(included)) throw unusable('order items');
+  return included.map((row) => {
+    if (!isJsonObject(row)) throw unusable('order item');
+    const meta = readObject(row, 'meta', 'order_item');
+    const displayPrice = readObject(meta, 'display_price', 'order_item.meta');
+    return {
+      id: readString(row, 'id', 'order_item'),
+      name: readString(row, 'name', 'order_item'),
+      sku: readOptionalString(row, 'sku'),
+      quantity: readInt(row, 'quantity', 'order_item'),
+      unitTotals: toTotals(displayPrice, 'order_item.display_price', 'unit'),
+      lineTotals: toTotals(displayPrice, 'order_item.display_price', 'value'),
+    };
+  });
+}
+
 export const OrderConnection = builder.connectionObject(
   { type: OrderRef, name: 'OrderConnection', description: 'A page of orders.' },
   { name: 'OrderEdge', description: 'One of the orders with its cursor.' },
 );
-const orderListArgs = defineListArgs('Order', 'orders');
+export const orderListArgs = defineListArgs('Order', 'orders');
 
 builder.node(OrderRef, {
   description: 'An order: a cart that was checked out.',
@@ -78,7 +145,20 @@ builder.node(OrderRef, {
       nullable: true,
       description: 'Email of the customer.',
     }),
+    customerId: t.exposeID('customerId', {
+      nullable: true,
+      description: 'Upstream id of the customer the order belongs to; null for a guest order.',
+    }),
     total: t.expose('total', { type: MoneyRef, description: 'Order total including tax.' }),
+    totals: t.expose('totals', {
+      type: CartTotalsRef,
+      description: 'Totals of the order with every discount applied.',
+    }),
+    items: t.field({
+      type: [OrderItemRef],
+      description: 'The ordered items (one more upstream GET).',
+      resolve: (order, _args, context) => fetchOrderItems(context, order.upstreamId),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
   }),
@@ -111,3 +191,159 @@ export const OrderEntity: EntityDefinition = {
   resolve: (representation, context) =>
     fetchOrder(context, judgeUuid(representation.upstreamId as string, 'upstreamId')),
 };
+// ---- checkout ---------------------------------------------------------------------------------
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const AddressInput = builder.inputType('AddressInput', {
+  description: 'A billing or shipping address (the v2 address fields).',
+  fields: (t) => ({
+    firstName: t.string({ required: true, description: 'First name.' }),
+    lastName: t.string({ required: true, description: 'Last name.' }),
+    companyName: t.string({ required: false, description: 'Company name.' }),
+    line1: t.string({ required: true, description: 'First address line.' }),
+    line2: t.string({ required: false, description: 'Second address line.' }),
+    city: t.string({ required: false, description: 'City.' }),
+    county: t.string({ required: false, description: 'County.' }),
+    region: t.string({ required: true, description: 'Region or state.' }),
+    postcode: t.string({ required: true, description: 'Postal code.' }),
+    country: t.string({ required: true, description: 'Country (ISO 3166-1 alpha-2, e.g. GB).' }),
+    phoneNumber: t.string({ required: false, description: 'Phone number.' }),
+    instructions: t.string({ required: false, description: 'Delivery instructions.' }),
+  }),
+});
+
+interface AddressFields {
+  firstName: string;
+  lastName: string;
+  companyName?: string | null;
+  line1: string;
+  line2?: string | null;
+  city?: string | null;
+  county?: string | null;
+  region: string;
+  postcode: string;
+  country: string;
+  phoneNumber?: string | null;
+  instructions?: string | null;
+}
+
+const ADDRESS_FIELDS: [keyof AddressFields, string, boolean][] = [
+  ['firstName', 'first_name', true],
+  ['lastName', 'last_name', true],
+  ['companyName', 'company_name', false],
+  ['line1', 'line_1', true],
+  ['line2', 'line_2', false],
+  ['city', 'city', false],
+  ['county', 'county', false],
+  ['region', 'region', true],
+  ['postcode', 'postcode', true],
+  ['country', 'country', true],
+  ['phoneNumber', 'phone_number', false],
+  ['instructions', 'instructions', false],
+];
+
+/** The v2 address, every field judged: required ones non-empty, all at most 255 characters. */
+function judgeAddress(address: AddressFields, field: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, v2, required] of ADDRESS_FIELDS) {
+    const value = address[name];
+    if (value === null || value === undefined) continue;
+    if (required || value !== '') out[v2] = judgeNonEmpty(value, `${field}.${name}`);
+  }
+  return out;
+}
+
+const CheckoutCustomerInput = builder.inputType('CheckoutCustomerInput', {
+  description: 'A guest customer: who the order is for.',
+  fields: (t) => ({
+    email: t.string({ required: true, description: 'Email address.' }),
+    name: t.string({ required: true, description: 'Full name.' }),
+  }),
+});
+
+const CheckoutCartInput = builder.inputType('CheckoutCartInput', {
+  description:
+    'Turns a cart into an order. Name the customer with `customer` (a guest) or `customerId` ' +
+    '(an existing customer; the order is linked to them), not both; with a customer token ' +
+    '(X-Moltin-Customer-Token) both may be left out and the order is that customer’s.',
+  fields: (t) => ({
+    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+    customer: t.field({
+      type: CheckoutCustomerInput,
+      required: false,
+      description: 'A guest customer.',
+    }),
+    customerId: t.id({ required: false, description: 'Upstream id of an existing customer.' }),
+    billingAddress: t.field({
+      type: AddressInput,
+      required: true,
+      description: 'Billing address.',
+    }),
+    shippingAddress: t.field({
+      type: AddressInput,
+      required: false,
+      description: 'Shipping address; default the billing address.',
+    }),
+  }),
+});
+
+const CheckoutCartPayload = builder
+  .objectRef<{ order: OrderShape }>('CheckoutCartPayload')
+  .implement({
+    description: 'The order the cart became.',
+    fields: (t) => ({
+      order: t.expose('order', {
+        type: OrderRef,
+        description: 'The new order, with its totals (every discount applied) and items.',
+      }),
+    }),
+  });
+
+builder.mutationField('checkoutCart', (t) =>
+  t.field({
+    type: CheckoutCartPayload,
+    description: 'Checks a cart out (POST /v2/carts/{cartID}/checkout); the cart is kept.',
+    args: {
+      input: t.arg({ type: CheckoutCartInput, required: true, description: 'The checkout.' }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      let customer: Record<string, string> | undefined;
+      if (input.customer && input.customerId !== null && input.customerId !== undefined) {
+        throw new BadUserInputError('Give input.customer or input.customerId, not both', {
+          field: 'input.customerId',
+        });
+      }
+      if (input.customer) {
+        const email = judgeNonEmpty(input.customer.email, 'input.customer.email');
+        if (!EMAIL.test(email)) {
+          throw new BadUserInputError('input.customer.email is not an email address', {
+            field: 'input.customer.email',
+          });
+        }
+        customer = { email, name: judgeNonEmpty(input.customer.name, 'input.customer.name') };
+      } else if (input.customerId !== null && input.customerId !== undefined) {
+        customer = { id: judgeUuid(input.customerId, 'input.customerId') };
+      } else if (forwardedHeaders(context)?.[CUSTOMER_TOKEN_HEADER] === undefined) {
+        throw new BadUserInputError(
+          'input.customer or input.customerId is required (or sign in: X-Moltin-Customer-Token)',
+          { field: 'input.customer' },
+        );
+      }
+      const data: JsonObject = {
+        billing_address: judgeAddress(input.billingAddress, 'input.billingAddress'),
+      };
+      if (customer) data.customer = customer;
+      if (input.shippingAddress) {
+        data.shipping_address = judgeAddress(input.shippingAddress, 'input.shippingAddress');
+      }
+      const response = await context.write({
+        method: 'POST',
+        segments: ['carts', cartId, 'checkout'],
+        body: { data },
+      });
+      return { order: toOrder(expectResource(response)) };
+    },
+  }),
+);

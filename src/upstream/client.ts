@@ -84,6 +84,8 @@ export interface UpstreamRequest {
   body?: unknown;
   /** `If-Match` for PUT/DELETE (a weak etag `W/"…"`). */
   ifMatch?: string;
+  /** Headers of this call alone (e.g. the currency of a new cart); judged by the caller. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface UpstreamResponse {
@@ -102,6 +104,8 @@ export interface AttemptContext {
   signal: AbortSignal | undefined;
   /** Epoch ms of the operation deadline, so retries never wait past it (resilience.ts). */
   deadlineAt?: number | undefined;
+  /** The caller's allow-listed headers (forwarded-headers.ts), already judged; secrets too. */
+  headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Signature of one attempt; resilience wraps a function of this shape. */
@@ -150,6 +154,8 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
     headers['content-type'] = 'application/json';
   }
   if (request.ifMatch !== undefined) headers['if-match'] = request.ifMatch;
+  if (context.headers !== undefined) Object.assign(headers, context.headers);
+  if (request.headers !== undefined) Object.assign(headers, request.headers);
 
   let answer: RawAnswer;
   try {
@@ -162,7 +168,7 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
   if (status >= 200 && status < 300) {
     return { status, body: parseSuccessBody(status, responseHeaders, text), etag };
   }
-  throw statusError(status, responseHeaders, text, context.authorization);
+  throw statusError(status, responseHeaders, text, context);
 };
 
 interface RawAnswer {
@@ -320,8 +326,8 @@ interface UpstreamErrorObject {
   source?: unknown;
 }
 
-/** The JSON:API error details a client can act on, without anything that looks like a token. */
-function upstreamDetail(text: string, authorization: string): string | undefined {
+/** The JSON:API error details a client can act on, without any of the caller's credentials. */
+function upstreamDetail(text: string, context: AttemptContext): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -337,8 +343,11 @@ function upstreamDetail(text: string, authorization: string): string | undefined
   }
   if (parts.length === 0) return undefined;
   let detail = parts.join('; ').slice(0, 1000);
-  const token = authorization.replace(/^Bearer\s+/i, '');
-  if (token.length >= 8) detail = detail.split(token).join('[redacted]');
+  const secrets = [context.authorization.replace(/^Bearer\s+/i, '')];
+  if (context.headers !== undefined) secrets.push(...Object.values(context.headers));
+  for (const secret of secrets) {
+    if (secret.length >= 8) detail = detail.split(secret).join('[redacted]');
+  }
   return detail;
 }
 
@@ -356,9 +365,9 @@ function statusError(
   status: number,
   headers: Record<string, string | string[] | undefined>,
   text: string,
-  authorization: string,
+  context: AttemptContext,
 ): GatewayError {
-  const detail = upstreamDetail(text, authorization);
+  const detail = upstreamDetail(text, context);
   const options = { upstreamStatus: status };
   switch (status) {
     case 400:
@@ -421,6 +430,8 @@ export interface UpstreamClientOptions {
   deadlineAt?: number;
   /** The attempt function; resilience passes a wrapped `sendUpstreamAttempt`. */
   send?: SendAttempt;
+  /** The caller's allow-listed headers, judged (forwarded-headers.ts); sent on every call. */
+  headers?: Readonly<Record<string, string>> | undefined;
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
@@ -430,6 +441,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     requestId: options.requestId ?? randomUUID(),
     signal: options.signal,
     deadlineAt: options.deadlineAt,
+    headers: options.headers,
   };
   return {
     request(request) {

@@ -19,6 +19,7 @@ import {
   type UpstreamTransport,
 } from './client.ts';
 import { UnauthenticatedError } from './errors.ts';
+import { DEFAULT_FORWARDED_HEADERS, readForwardedHeaders } from './forwarded-headers.ts';
 import type { PagingLimits } from './paging.ts';
 
 /** The most ids one `in(id,…)` call asks for: the upstream's maximum page length. */
@@ -49,6 +50,21 @@ export interface GatewayContext {
    * 15 s of live timers and signals was what the garbage collector spent its time on).
    */
   finish(): void;
+  /** The caller's request headers: read them only through `forwardedHeaders(context)`. */
+  readonly callerHeaders: RequestLike['headers'];
+  /** The allow-list of caller headers forwarded upstream (lowercase names). */
+  readonly forwardHeaderNames: readonly string[];
+}
+
+/**
+ * The caller's allow-listed headers (e.g. `x-moltin-customer-token`), judged, or undefined when
+ * none was sent; a bad value throws BAD_USER_INPUT (and no upstream call is made). A function,
+ * not a context method: a request that never asks costs no closure.
+ */
+export function forwardedHeaders(
+  context: GatewayContext,
+): Readonly<Record<string, string>> | undefined {
+  return readForwardedHeaders(context.callerHeaders, context.forwardHeaderNames);
 }
 
 export interface ContextFactoryOptions {
@@ -61,6 +77,8 @@ export interface ContextFactoryOptions {
   operationDeadlineMs?: number;
   /** The attempt function (resilience wraps the default one). */
   send?: SendAttempt;
+  /** Caller headers forwarded upstream (lowercase names). Default DEFAULT_FORWARDED_HEADERS. */
+  forwardHeaders?: readonly string[];
 }
 
 /**
@@ -102,6 +120,7 @@ export function readAuthorization(
 export function createContextFactory(options: ContextFactoryOptions) {
   const budgetLimit = options.callBudget ?? 50;
   const deadlineMs = options.operationDeadlineMs ?? 15_000;
+  const forwardNames = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS;
 
   return function createContext(request: RequestLike): GatewayContext {
     const incomingId = request.headers.get('x-request-id');
@@ -145,6 +164,8 @@ export function createContextFactory(options: ContextFactoryOptions) {
     const upstream = (): UpstreamClient => {
       if (!auth.ok) throw new UnauthenticatedError(auth.reason);
       client ??= createUpstreamClient({
+        // Read once, with the client: a request that never calls upstream never reads them.
+        headers: readForwardedHeaders(request.headers, forwardNames),
         transport: options.transport,
         authorization: auth.authorization,
         requestId,
@@ -176,6 +197,8 @@ export function createContextFactory(options: ContextFactoryOptions) {
       paging: options.paging ?? {},
       budget,
       get,
+      callerHeaders: request.headers,
+      forwardHeaderNames: forwardNames,
       async write(writeRequest) {
         const response = await upstream().request(writeRequest);
         getCache.clear();

@@ -101,6 +101,49 @@ describe('schema.graphql', () => {
     });
     expect(fields('UpdateCartItemCustomDiscountPayload')).toEqual({
       customDiscount: 'CustomDiscount!',
+      cart: 'Cart!',
+    });
+    // The storefront journey (issue 11): names and payloads are the contract.
+    for (const [mutation, payload] of [
+      ['createCart', { cart: 'Cart!' }],
+      ['addCartCustomItem', { cart: 'Cart!' }],
+      ['updateCartItem', { cart: 'Cart!' }],
+      ['removeCartItem', { cart: 'Cart!' }],
+      ['addCartItemCustomDiscount', { customDiscount: 'CustomDiscount!', cart: 'Cart!' }],
+      ['deleteCartItemCustomDiscount', { deletedCustomDiscountId: 'ID!', cart: 'Cart!' }],
+      ['addCartCustomDiscount', { customDiscount: 'CustomDiscount!', cart: 'Cart!' }],
+      ['updateCartCustomDiscount', { customDiscount: 'CustomDiscount!', cart: 'Cart!' }],
+      ['deleteCartCustomDiscount', { deletedCustomDiscountId: 'ID!', cart: 'Cart!' }],
+      ['checkoutCart', { order: 'Order!' }],
+      ['deleteCart', { deletedCartId: 'ID!' }],
+      ['createCustomerToken', { token: 'String!', expiresAt: 'DateTime!', customer: 'Customer!' }],
+    ] as const) {
+      const Type = mutation[0]?.toUpperCase() + mutation.slice(1);
+      expect(signature('Mutation', mutation)).toBe(`input: ${Type}Input! → ${Type}Payload!`);
+      expect(fields(`${Type}Payload`)).toEqual(payload);
+    }
+    expect(fields('CreateCartInput')).toEqual({
+      name: 'String!',
+      description: 'String',
+      customDiscountsEnabled: 'Boolean',
+      currency: 'String',
+    });
+    expect(fields('AddCartCustomItemInput')).toEqual({
+      cartId: 'ID!',
+      name: 'String!',
+      sku: 'String!',
+      description: 'String',
+      quantity: 'Int!',
+      price: 'CustomItemPriceInput!',
+    });
+    expect(fields('CustomItemPriceInput')).toEqual({ amount: 'Int!', includesTax: 'Boolean' });
+    expect(fields('CreateCustomerTokenInput')).toEqual({ email: 'String!', password: 'String!' });
+    expect(signature('Query', 'viewer')).toBe(' → Viewer');
+    expect(signature('Query', 'customer')).toBe('id: ID! → Customer');
+    expect(fields('Viewer')).toEqual({
+      customer: 'Customer!',
+      orders: 'OrderConnection!',
+      carts: 'CartConnection!',
     });
     expect(fields('CustomDiscount')).toEqual({
       id: 'ID!',
@@ -112,7 +155,7 @@ describe('schema.graphql', () => {
       externalId: 'String!',
     });
     expect(fields('Money')).toEqual({ amount: 'Int!', currency: 'String!', formatted: 'String!' });
-    for (const sortKey of ['CustomApiEntry', 'CustomApi', 'Order', 'File', 'Account']) {
+    for (const sortKey of ['CustomApiEntry', 'CustomApi', 'Order', 'File', 'Account', 'Customer']) {
       const type = schema.getType(`${sortKey}SortKey`);
       expect(isEnumType(type) && type.getValues().map((v) => v.name)).toEqual([
         'CREATED_AT',

@@ -7,6 +7,7 @@
  * - zero upstream calls when the gateway can judge the input itself;
  * - whatever upstream calls are made go only to known v2 routes, each id one clean segment.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_QUERY_LIMITS } from '../../src/gateway/armor.ts';
 import type { FaultUpstream } from '../support/fault-upstream.ts';
@@ -53,6 +54,8 @@ const ALLOWED_PATHS = [
   new RegExp(`^/v2/settings/extensions/custom-apis(/${UUID}(/entries(/${UUID})?)?)?$`),
   new RegExp(`^/v2/(orders|files|accounts)(/${UUID})?$`),
   new RegExp(`^/v2/carts/${UUID}(/items(/${UUID}(/custom-discounts(/${UUID})?)?)?)?$`),
+  new RegExp(`^/v2/carts(/${UUID}(/custom-discounts(/${UUID})?|/checkout)?)?$`),
+  new RegExp(`^/v2/customers(/${UUID}|/tokens)?$`),
 ];
 
 beforeAll(async () => {
@@ -76,6 +79,92 @@ afterAll(() => stack.close());
 const gql = (query: string, variables?: unknown, operationName?: unknown): RawRequest => ({
   body: { query, variables, operationName },
 });
+
+const ADDRESS = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  line1: '1 Road',
+  region: 'London',
+  postcode: 'N1',
+  country: 'GB',
+};
+
+/** The storefront mutations with valid defaults (well-formed ids of nothing): one bad field each. */
+const journey = (() => {
+  const ids = {
+    cartId: '11111111-1111-4111-8111-111111111111',
+    cartItemId: '22222222-2222-4222-8222-222222222222',
+    customDiscountId: '33333333-3333-4333-8333-333333333333',
+  };
+  const disc = {
+    amount: -100,
+    description: 'd',
+    discountCode: 'c',
+    discountEngine: 'e',
+    externalId: 'x',
+  };
+  const m =
+    (name: string, type: string, selection: string, defaults: Record<string, unknown>) =>
+    (fields: Record<string, unknown>): RawRequest =>
+      gql(`mutation($i: ${type}!) { ${name}(input: $i) { ${selection} } }`, {
+        i: { ...defaults, ...fields },
+      });
+  return {
+    createCart: m('createCart', 'CreateCartInput', 'cart { upstreamId }', { name: 'c' }),
+    addItem: m('addCartCustomItem', 'AddCartCustomItemInput', 'cart { upstreamId }', {
+      cartId: ids.cartId,
+      name: 'n',
+      sku: 's',
+      quantity: 1,
+      price: { amount: 100, includesTax: true },
+    }),
+    updateItem: m('updateCartItem', 'UpdateCartItemInput', 'cart { upstreamId }', {
+      cartId: ids.cartId,
+      cartItemId: ids.cartItemId,
+      quantity: 1,
+    }),
+    removeItem: m('removeCartItem', 'RemoveCartItemInput', 'cart { upstreamId }', {
+      cartId: ids.cartId,
+      cartItemId: ids.cartItemId,
+    }),
+    addItemDiscount: m(
+      'addCartItemCustomDiscount',
+      'AddCartItemCustomDiscountInput',
+      'customDiscount { id }',
+      { cartId: ids.cartId, cartItemId: ids.cartItemId, ...disc },
+    ),
+    deleteItemDiscount: m(
+      'deleteCartItemCustomDiscount',
+      'DeleteCartItemCustomDiscountInput',
+      'deletedCustomDiscountId',
+      ids,
+    ),
+    addCartDiscount: m(
+      'addCartCustomDiscount',
+      'AddCartCustomDiscountInput',
+      'customDiscount { id }',
+      { cartId: ids.cartId, ...disc },
+    ),
+    updateCartDiscount: m(
+      'updateCartCustomDiscount',
+      'UpdateCartCustomDiscountInput',
+      'customDiscount { id }',
+      { cartId: ids.cartId, customDiscountId: ids.customDiscountId, ...disc },
+    ),
+    deleteCartDiscount: m(
+      'deleteCartCustomDiscount',
+      'DeleteCartCustomDiscountInput',
+      'deletedCustomDiscountId',
+      { cartId: ids.cartId, customDiscountId: ids.customDiscountId },
+    ),
+    checkout: m('checkoutCart', 'CheckoutCartInput', 'order { upstreamId }', {
+      cartId: ids.cartId,
+      customer: { email: 'ada@example.com', name: 'Ada' },
+      billingAddress: ADDRESS,
+    }),
+    deleteCart: m('deleteCart', 'DeleteCartInput', 'deletedCartId', { cartId: ids.cartId }),
+  };
+})();
 
 /** The corpus, built once the ids and cursors of the store are known. */
 function buildCases(): Case[] {
@@ -387,6 +476,23 @@ function buildCases(): Case[] {
         ),
     ],
     ['updateCartItemCustomDiscount.cartId', (id) => discount({ cartId: id })],
+    ['addCartCustomItem.cartId', (id) => journey.addItem({ cartId: id })],
+    ['updateCartItem.cartItemId', (id) => journey.updateItem({ cartItemId: id })],
+    ['removeCartItem.cartItemId', (id) => journey.removeItem({ cartItemId: id })],
+    ['addCartItemCustomDiscount.cartItemId', (id) => journey.addItemDiscount({ cartItemId: id })],
+    [
+      'deleteCartItemCustomDiscount.customDiscountId',
+      (id) => journey.deleteItemDiscount({ customDiscountId: id }),
+    ],
+    [
+      'updateCartCustomDiscount.customDiscountId',
+      (id) => journey.updateCartDiscount({ customDiscountId: id }),
+    ],
+    ['deleteCartCustomDiscount.cartId', (id) => journey.deleteCartDiscount({ cartId: id })],
+    ['checkoutCart.cartId', (id) => journey.checkout({ cartId: id })],
+    ['checkoutCart.customerId', (id) => journey.checkout({ customer: undefined, customerId: id })],
+    ['deleteCart.cartId', (id) => journey.deleteCart({ cartId: id })],
+    ['customer.id', (id) => gql('query($id: ID!) { customer(id: $id) { upstreamId } }', { id })],
   ];
   for (const [where, build] of idTargets) {
     for (const id of hostileIds) {
@@ -502,6 +608,177 @@ function buildCases(): Case[] {
   add({
     name: 'a well-formed but unknown token (the upstream judges it)',
     request: { body: list, noToken: true, headers: { authorization: 'Bearer abcdefghijklmnop' } },
+    code: 'UNAUTHENTICATED',
+    judged: false,
+  });
+
+  // --- 12. The storefront journey: amounts, quantities, strings, addresses ------------------
+  for (const currency of ['EURO', 'E1R', '', '€€€', 'US D', 'usd)', 'x'.repeat(300)]) {
+    add({
+      name: `createCart currency ${JSON.stringify(currency.slice(0, 20))}`,
+      request: journey.createCart({ currency }),
+      code: 'BAD_USER_INPUT',
+    });
+  }
+  for (const [field, value] of [
+    ['name', ''],
+    ['name', '   '],
+    ['name', 'n'.repeat(300)],
+    ['name', 42],
+    ['name', null],
+    ['description', 'd'.repeat(300)],
+    ['customDiscountsEnabled', 'yes'],
+  ] as const) {
+    add({
+      name: `createCart ${field} = ${JSON.stringify(value).slice(0, 20)}`,
+      request: journey.createCart({ [field]: value }),
+    });
+  }
+  for (const quantity of [0, -1, 1_000_001, 1.5, '2', null, 2 ** 31, -(2 ** 31) - 1]) {
+    add({
+      name: `addCartCustomItem quantity = ${JSON.stringify(quantity)}`,
+      request: journey.addItem({ quantity }),
+    });
+  }
+  for (const amount of [-1, 1.5, 2 ** 31, '100', null, 1e20]) {
+    add({
+      name: `addCartCustomItem price.amount = ${JSON.stringify(amount)}`,
+      request: journey.addItem({ price: { amount, includesTax: true } }),
+    });
+  }
+  for (const [field, value] of [
+    ['price', null],
+    ['price', { includesTax: true }],
+    ['price', { amount: 100, includesTax: 'yes' }],
+    ['price', 100],
+    ['name', ''],
+    ['sku', ''],
+    ['sku', 's'.repeat(300)],
+    ['description', 'd'.repeat(300)],
+    ['sneaky', 1],
+  ] as const) {
+    add({
+      name: `addCartCustomItem ${field} = ${JSON.stringify(value).slice(0, 30)}`,
+      request: journey.addItem({ [field]: value }),
+    });
+  }
+  for (const quantity of [-1, 1_000_001, 1.5, null, 'x']) {
+    add({
+      name: `updateCartItem quantity = ${JSON.stringify(quantity)}`,
+      request: journey.updateItem({ quantity }),
+    });
+  }
+  const discountWrites: [string, (fields: Record<string, unknown>) => RawRequest][] = [
+    ['addCartItemCustomDiscount', journey.addItemDiscount],
+    ['addCartCustomDiscount', journey.addCartDiscount],
+    ['updateCartCustomDiscount', journey.updateCartDiscount],
+  ];
+  for (const [mutation, build] of discountWrites) {
+    for (const amount of [0, 1, 2 ** 31, -(2 ** 31) - 1, 1e20, -1.5, '-100', null]) {
+      add({ name: `${mutation} amount = ${JSON.stringify(amount)}`, request: build({ amount }) });
+    }
+    for (const field of ['description', 'discountCode', 'discountEngine', 'externalId']) {
+      add({ name: `${mutation} missing ${field}`, request: build({ [field]: undefined }) });
+      add({ name: `${mutation} empty ${field}`, request: build({ [field]: ' ' }) });
+      add({ name: `${mutation} ${field} over 255`, request: build({ [field]: 'x'.repeat(256) }) });
+      add({ name: `${mutation} ${field} as a number`, request: build({ [field]: 42 }) });
+    }
+  }
+  add({
+    name: 'checkoutCart without a customer (and no customer token)',
+    request: journey.checkout({ customer: undefined }),
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: 'checkoutCart with both customer and customerId',
+    request: journey.checkout({ customerId: '44444444-4444-4444-8444-444444444444' }),
+    code: 'BAD_USER_INPUT',
+  });
+  for (const email of ['not-an-email', '', ' ', 'a@b', 'a b@example.com', 'x'.repeat(300)]) {
+    add({
+      name: `checkoutCart customer.email = ${JSON.stringify(email.slice(0, 20))}`,
+      request: journey.checkout({ customer: { email, name: 'N' } }),
+      code: 'BAD_USER_INPUT',
+    });
+  }
+  add({
+    name: 'checkoutCart customer.name empty',
+    request: journey.checkout({ customer: { email: 'a@example.com', name: '' } }),
+    code: 'BAD_USER_INPUT',
+  });
+  const addressFields = ['firstName', 'lastName', 'line1', 'region', 'postcode', 'country'];
+  for (const field of addressFields) {
+    add({
+      name: `checkoutCart billingAddress.${field} missing`,
+      request: journey.checkout({ billingAddress: { ...ADDRESS, [field]: undefined } }),
+    });
+    add({
+      name: `checkoutCart billingAddress.${field} empty`,
+      request: journey.checkout({ billingAddress: { ...ADDRESS, [field]: '  ' } }),
+      code: 'BAD_USER_INPUT',
+    });
+  }
+  for (const field of [...addressFields, 'line2', 'city', 'county', 'companyName']) {
+    add({
+      name: `checkoutCart billingAddress.${field} over 255`,
+      request: journey.checkout({ billingAddress: { ...ADDRESS, [field]: 'a'.repeat(256) } }),
+      code: 'BAD_USER_INPUT',
+    });
+  }
+  for (const billingAddress of [null, 'London', [ADDRESS], { ...ADDRESS, zip: '1' }]) {
+    add({
+      name: `checkoutCart billingAddress = ${JSON.stringify(billingAddress).slice(0, 30)}`,
+      request: journey.checkout({ billingAddress }),
+    });
+  }
+  add({
+    name: 'checkoutCart shippingAddress with an empty lastName',
+    request: journey.checkout({ shippingAddress: { ...ADDRESS, lastName: '' } }),
+    code: 'BAD_USER_INPUT',
+  });
+  for (const [email, password] of [
+    ['', 'password1'],
+    ['a@example.com', ''],
+    ['a@example.com', 'p'.repeat(2000)],
+    ['e'.repeat(300), 'password1'],
+    [42, 'password1'],
+    ['a@example.com', null],
+  ] as const) {
+    add({
+      name: `createCustomerToken ${JSON.stringify([String(email).slice(0, 10), String(password).slice(0, 10)])}`,
+      request: gql(
+        'mutation($i: CreateCustomerTokenInput!) { createCustomerToken(input: $i) { token } }',
+        { i: { email, password } },
+      ),
+    });
+  }
+
+  // --- 13. Forwarded headers: judged before any call -------------------------------------
+  const ordersQuery = {
+    query: '{ viewer { customer { email } } orders(first: 1) { totalCount } }',
+  };
+  for (const [header, value] of [
+    ['x-moltin-customer-token', 't'.repeat(5_000)],
+    ['x-moltin-customer-token', 'two words'],
+    ['x-moltin-customer-token', 'tab\there'],
+    ['x-moltin-customer-token', 't\u00f6k\u00e9n'],
+    ['x-moltin-customer-token', ''],
+    ['ep-account-management-authentication-token', 'a'.repeat(4_097)],
+    ['ep-account-management-authentication-token', 'a b'],
+    ['x-moltin-currency', 'EURO'],
+    ['x-moltin-currency', '12'],
+    ['x-moltin-currency', 'E R'],
+    ['x-moltin-currency', 'usd,eur'],
+  ] as const) {
+    add({
+      name: `header ${header} = ${JSON.stringify(value.slice(0, 20))}`,
+      request: { body: ordersQuery, headers: { [header]: value } },
+      code: 'BAD_USER_INPUT',
+    });
+  }
+  add({
+    name: 'a well-formed but unknown customer token (the upstream judges it)',
+    request: { body: ordersQuery, headers: { 'x-moltin-customer-token': 'a'.repeat(64) } },
     code: 'UNAUTHENTICATED',
     judged: false,
   });
@@ -642,6 +919,47 @@ describe('bad-input corpus', () => {
       { c: customApiId },
     );
     expect(healthy.body).toEqual({ data: { customApiEntries: { totalCount: 3 } } });
+    expect((await fetch(`${stack.gatewayBase}/healthz`)).status).toBe(200);
+  });
+});
+
+/** One raw HTTP/1.1 request (bytes as given, no client-side header checks); the status line. */
+function rawRequest(base: string, head: string, body: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.end(`${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    });
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+    });
+    socket.on('end', () => resolve(answer.split('\r\n')[0] ?? ''));
+    socket.on('error', reject);
+  });
+}
+
+describe('forwarded header values a client library would refuse to send', () => {
+  it('CR, LF, obs-fold and NUL in X-Moltin-Customer-Token: no 5xx, no upstream call', async () => {
+    const body = JSON.stringify({ query: '{ orders(first: 1) { totalCount } }' });
+    const before = fault.requests.length;
+    for (const value of [
+      'abc\r\n def',
+      'a\rb',
+      'a\nInjected: 1',
+      'a\u0000b',
+      'abc\r\n\r\nGET / HTTP/1.1',
+    ]) {
+      const head =
+        'POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n' +
+        `Authorization: Bearer ${token}\r\nX-Moltin-Customer-Token: ${value}\r\n` +
+        'Connection: close\r\n';
+      const status = await rawRequest(stack.gatewayBase, head, body);
+      const code = Number(status.split(' ')[1]);
+      expect(code, `${JSON.stringify(value)} → ${status}`).toBeGreaterThanOrEqual(200);
+      expect(code, `${JSON.stringify(value)} → ${status}`).toBeLessThan(500);
+    }
+    expect(fault.requests.slice(before)).toEqual([]);
     expect((await fetch(`${stack.gatewayBase}/healthz`)).status).toBe(200);
   });
 });

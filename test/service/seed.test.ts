@@ -115,7 +115,14 @@ describe('the demo seed', () => {
       )
       .pluck()
       .all();
-    expect(indexes.sort()).toEqual(['orders_created', 'orders_id', 'orders_updated']);
+    expect(indexes.sort()).toEqual([
+      'orders_created',
+      'orders_customer_created',
+      'orders_customer_id',
+      'orders_customer_updated',
+      'orders_id',
+      'orders_updated',
+    ]);
   });
 
   it('re-seeding replaces the store data and leaves other stores alone', () => {

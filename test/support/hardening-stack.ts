@@ -28,6 +28,10 @@ export interface HardeningStack {
     url: string;
     authorization: string | undefined;
     requestId: string | undefined;
+    /** The X-Moltin-Customer-Token header the service received, if any. */
+    customerToken: string | undefined;
+    /** Every header the service received, lowercase name → value. */
+    headers: Record<string, string | string[] | undefined>;
   }[];
   token(clientId?: string): Promise<string>;
   graphql(
@@ -69,6 +73,8 @@ export async function startHardeningStack(
       url: req.url ?? '',
       authorization: req.headers.authorization,
       requestId: req.headers['x-request-id'] as string | undefined,
+      customerToken: req.headers['x-moltin-customer-token'] as string | undefined,
+      headers: { ...req.headers },
     });
   });
   await service.listen({ port: 0, host: '127.0.0.1' });

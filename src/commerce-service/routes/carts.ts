@@ -3,11 +3,12 @@
  * what it needs. Every write runs in one SQLite transaction, so a failed rule never leaves a
  * half-written cart. Amounts are integers in minor units of the cart's currency.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
-import { badRequest, notFound, unprocessable } from '../errors.ts';
+import { badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
+import { listResources, standardListSpec } from '../listing.ts';
 import {
   computeCartTotals,
   DEFAULT_CURRENCY,
@@ -30,6 +31,8 @@ interface CartRow {
   description: string;
   currency: string;
   custom_discounts_enabled: number;
+  /** The customer whose token created the cart (migration 0600); null for a guest cart. */
+  customer_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -368,6 +371,9 @@ function presentCart(state: CartState) {
     links: { self: `/v2/carts/${cart.id}` },
     meta: cartMeta(state),
     relationships: {
+      ...(cart.customer_id === null
+        ? {}
+        : { customers: { data: [{ type: 'customer', id: cart.customer_id }] } }),
       items: { data: state.items.map((i) => ({ type: 'custom_item', id: i.id })) },
       custom_discounts: {
         data: state.discounts
@@ -420,32 +426,63 @@ function parseAddress(value: unknown, source: string): Record<string, string> {
 }
 
 export interface CheckoutInput {
-  customer: { name: string; email: string };
+  /**
+   * A guest (`{email, name}`), an existing customer (`{id}`), or null: the body named none,
+   * which only a request with a customer token may do (the order is then that customer's).
+   */
+  customer: { name: string; email: string } | { id: string } | null;
   billingAddress: Record<string, string>;
   shippingAddress: Record<string, string> | undefined;
 }
 
-export function parseCheckout(body: unknown): CheckoutInput {
+export function parseCheckout(body: unknown, signedIn = false): CheckoutInput {
   const data = requireData(body);
-  if (!isObject(data.customer)) {
+  let customer: CheckoutInput['customer'] = null;
+  if (isObject(data.customer) && data.customer.id !== undefined) {
+    const id = data.customer.id;
+    if (typeof id !== 'string' || !isUuid(id)) {
+      throw badRequest('data.customer.id must be a customer id (a uuid).', 'data.customer.id');
+    }
+    customer = { id: id.toLowerCase() };
+  } else if (isObject(data.customer)) {
+    const name = requireText(data.customer, 'name', 'data.customer');
+    const email = requireText(data.customer, 'email', 'data.customer');
+    if (!EMAIL.test(email)) {
+      throw badRequest('data.customer.email is not an email address.', 'data.customer.email');
+    }
+    customer = { name, email };
+  } else if (data.customer !== undefined || !signedIn) {
     throw badRequest(
-      'data.customer is required: {"email": "…", "name": "…"} (customer ids are not supported).',
+      'data.customer is required: {"email": "…", "name": "…"} or {"id": "<customer id>"}.',
       'data.customer',
     );
   }
-  const name = requireText(data.customer, 'name', 'data.customer');
-  const email = requireText(data.customer, 'email', 'data.customer');
-  if (!EMAIL.test(email)) {
-    throw badRequest('data.customer.email is not an email address.', 'data.customer.email');
-  }
   return {
-    customer: { name, email },
+    customer,
     billingAddress: parseAddress(data.billing_address, 'data.billing_address'),
     shippingAddress:
       data.shipping_address === undefined || data.shipping_address === null
         ? undefined
         : parseAddress(data.shipping_address, 'data.shipping_address'),
   };
+}
+
+/**
+ * Who may use a cart: anyone with its id for a guest cart (as in production); for a customer's
+ * cart, a request with that customer's token, or a client_credentials token with no customer
+ * token (the store acting). Anything else answers 404, as if the cart did not exist.
+ */
+function checkCartAccess(db: Db, request: FastifyRequest, cartId: string): void {
+  if (!isUuid(cartId)) return; // loadCart answers it
+  const owner = db
+    .prepare('SELECT customer_id FROM carts WHERE id = ? AND store_id = ?')
+    .pluck()
+    .get(cartId.toLowerCase(), request.store.id) as string | null | undefined;
+  if (owner === undefined || owner === null) return;
+  const allowed = request.customer
+    ? request.customer.id === owner
+    : request.store.grant === 'client_credentials';
+  if (!allowed) throw notFound(`No cart with id ${cartId}.`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,8 +523,8 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
 
   const insertCart = db.prepare(
     `INSERT INTO carts (id, store_id, name, description, currency, custom_discounts_enabled,
-                        created_at, updated_at)
-     VALUES (@id, @store_id, @name, @description, @currency, @enabled, @now, @now)`,
+                        customer_id, created_at, updated_at)
+     VALUES (@id, @store_id, @name, @description, @currency, @enabled, @customer_id, @now, @now)`,
   );
   const insertItem = db.prepare(
     `INSERT INTO cart_items (id, store_id, cart_id, name, sku, description, quantity, unit_amount,
@@ -510,10 +547,10 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
   const insertOrder = db.prepare(
     `INSERT INTO orders (id, store_id, cart_id, status, payment, shipping, customer_name,
        customer_email, billing_address, shipping_address, currency, with_tax, without_discount,
-       discount, created_at, updated_at)
+       discount, customer_id, created_at, updated_at)
      VALUES (@id, @store_id, @cart_id, 'incomplete', 'unpaid', 'unfulfilled', @customer_name,
        @customer_email, @billing_address, @shipping_address, @currency, @with_tax,
-       @without_discount, @discount, @now, @now)`,
+       @without_discount, @discount, @customer_id, @now, @now)`,
   );
   const insertOrderItem = db.prepare(
     `INSERT INTO order_items (id, store_id, order_id, name, sku, quantity, unit_amount, discount,
@@ -624,7 +661,61 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
     }
   }
 
+  const listSpec = standardListSpec();
+
+  /** The customer an order is for: the one named by id (its record), a guest, or the token's. */
+  function orderCustomer(
+    request: FastifyRequest,
+    named: CheckoutInput['customer'],
+  ): { id: string | null; name: string; email: string } {
+    const signedIn = request.customer?.id ?? null;
+    if (named !== null && 'name' in named) return { id: signedIn, ...named };
+    const id = named?.id ?? signedIn;
+    if (signedIn !== null && id !== signedIn) {
+      throw forbidden('With a customer token, checkout is made as that customer only.');
+    }
+    const row = db
+      .prepare('SELECT id, name, email FROM customers WHERE store_id = ? AND id = ?')
+      .get(request.store.id, id) as { id: string; name: string; email: string } | undefined;
+    if (!row) throw badRequest(`No customer with id ${id} in this store.`, 'data.customer.id');
+    return row;
+  }
+
   return async (app) => {
+    // Every route with a cart id first checks that this caller may use that cart.
+    app.addHook('preHandler', async (request) => {
+      const cartId = (request.params as { cartId?: unknown } | undefined)?.cartId;
+      if (typeof cartId === 'string') checkCartAccess(db, request, cartId);
+    });
+
+    // A customer's carts (production's "get customer carts"): with a customer token, theirs;
+    // without one, a client_credentials token lists every cart of the store, an implicit one none.
+    app.get('/carts', async (request) => {
+      if (!request.customer && request.store.grant !== 'client_credentials') {
+        throw forbidden('Send X-Moltin-Customer-Token to list a customer’s carts.');
+      }
+      return listResources({
+        request,
+        db,
+        table: 'carts',
+        columns: 'id',
+        scope: request.customer
+          ? { store_id: request.store.id, customer_id: request.customer.id }
+          : { store_id: request.store.id },
+        spec: listSpec,
+        // Cart-level discounts inline, as items carry theirs: one object per cart, no `included`.
+        map: (row: { id: string }) => {
+          const state = loadCart(db, request.store.id, row.id);
+          return {
+            ...presentCart(state),
+            custom_discounts: state.discounts
+              .filter((d) => d.item_id === null)
+              .map((d) => presentDiscount(d, state.cart.currency)),
+          };
+        },
+      });
+    });
+
     app.post('/carts', async (request, reply) => {
       const data = requireData(request.body);
       if (data.type !== undefined && data.type !== 'cart') {
@@ -668,6 +759,7 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
         description,
         currency,
         enabled: enabled ? 1 : 0,
+        customer_id: request.customer?.id ?? null,
         now,
       });
       reply.code(201);
@@ -869,8 +961,9 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
     // Checkout ------------------------------------------------------------------------------
 
     app.post<{ Params: CartParams }>('/carts/:cartId/checkout', async (request, reply) => {
-      const input = parseCheckout(request.body);
+      const input = parseCheckout(request.body, request.customer !== null);
       const doc = tx(() => {
+        const customer = orderCustomer(request, input.customer);
         const state = loadCart(db, request.store.id, request.params.cartId);
         if (state.items.length === 0) {
           throw badRequest('The cart is empty: add an item before checking out.', 'cart');
@@ -883,8 +976,9 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
           id,
           store_id: request.store.id,
           cart_id: state.cart.id,
-          customer_name: input.customer.name,
-          customer_email: input.customer.email,
+          customer_name: customer.name,
+          customer_email: customer.email,
+          customer_id: customer.id,
           billing_address: JSON.stringify(input.billingAddress),
           shipping_address: JSON.stringify(input.shippingAddress ?? input.billingAddress),
           currency,

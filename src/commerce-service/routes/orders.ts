@@ -33,6 +33,8 @@ export interface OrderRow {
   with_tax: number;
   without_discount: number;
   discount: number;
+  /** The customer the order belongs to (migration 0600), null for a guest's. */
+  customer_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -53,7 +55,7 @@ interface OrderItemRow {
 export const ORDER_COLUMNS =
   'id, store_id, cart_id, status, payment, shipping, customer_name, customer_email, ' +
   'billing_address, shipping_address, currency, with_tax, without_discount, discount, ' +
-  'created_at, updated_at';
+  'customer_id, created_at, updated_at';
 
 /** An order as the production API shows it (tax is not computed: tax is always zero). */
 export function presentOrder(row: OrderRow, itemIds: readonly string[]) {
@@ -86,7 +88,7 @@ export function presentOrder(row: OrderRow, itemIds: readonly string[]) {
     },
     relationships: {
       items: { data: itemIds.map((id) => ({ type: 'item', id })) },
-      customer: { data: null },
+      customer: { data: row.customer_id ? { type: 'customer', id: row.customer_id } : null },
     },
   };
 }
@@ -275,13 +277,23 @@ export function storePendingOrderDocuments(db: Db): number {
   return rendered;
 }
 
-function findOrder(db: Db, storeId: string, orderId: string): OrderDocRow {
-  const row = isUuid(orderId)
-    ? (cachedStatement(db, `SELECT ${DOC_COLUMNS} FROM orders WHERE store_id = ? AND id = ?`).get(
-        storeId,
-        orderId.toLowerCase(),
-      ) as OrderDocRow | undefined)
-    : undefined;
+function findOrder(
+  db: Db,
+  storeId: string,
+  orderId: string,
+  customerId: string | undefined,
+): OrderDocRow {
+  const row = !isUuid(orderId)
+    ? undefined
+    : customerId === undefined
+      ? (cachedStatement(db, `SELECT ${DOC_COLUMNS} FROM orders WHERE store_id = ? AND id = ?`).get(
+          storeId,
+          orderId.toLowerCase(),
+        ) as OrderDocRow | undefined)
+      : (cachedStatement(
+          db,
+          `SELECT ${DOC_COLUMNS} FROM orders WHERE store_id = ? AND id = ? AND customer_id = ?`,
+        ).get(storeId, orderId.toLowerCase(), customerId) as OrderDocRow | undefined);
   if (!row) throw notFound(`No order with id ${orderId}.`);
   return row;
 }
@@ -306,7 +318,10 @@ export function orderRoutes(ctx: ServiceContext): FastifyPluginAsync {
           db,
           table: 'orders',
           columns: DOC_COLUMNS,
-          scope: { store_id: request.store.id },
+          // With a customer token, that customer's orders only.
+          scope: request.customer
+            ? { store_id: request.store.id, customer_id: request.customer.id }
+            : { store_id: request.store.id },
           spec,
           map: (row: OrderDocRow) => row,
         });
@@ -324,7 +339,7 @@ export function orderRoutes(ctx: ServiceContext): FastifyPluginAsync {
           throw badRequest('Unknown include; the only one allowed is "items".', 'include');
         }
         const body = db.transaction(() => {
-          const row = findOrder(db, request.store.id, request.params.orderId);
+          const row = findOrder(db, request.store.id, request.params.orderId, request.customer?.id);
           const rest =
             include === 'items'
               ? `,"included":${JSON.stringify({ items: orderItems(db, row.id).map(presentOrderItem) })}}`

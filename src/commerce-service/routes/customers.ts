@@ -1,0 +1,246 @@
+/**
+ * Customers (`POST|GET /v2/customers`, `GET|PUT|DELETE /v2/customers/{id}`) and customer tokens
+ * (`POST /v2/customers/tokens`). Passwords are stored as salted scrypt hashes and never
+ * returned. Who may see what:
+ * - with `X-Moltin-Customer-Token`, the list and the single read answer for that customer only
+ *   (another customer's id is a 404), under a client_credentials or an implicit token;
+ * - without one, a client_credentials token sees every customer of the store; an implicit token
+ *   sees none (403): a read-only token lives in browsers, and customers' emails are not public;
+ * - writes need a client_credentials token (auth.ts), except `POST /v2/customers/tokens`, the
+ *   shopper's sign-in, which an implicit token may make.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.ts';
+import { hashPassword, issueCustomerToken, verifyPassword } from '../customers.ts';
+import type { Db } from '../db.ts';
+import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts';
+import { isUuid, newId } from '../ids.ts';
+import { listResources, standardListSpec } from '../listing.ts';
+import { type JsonObject, requireData } from '../request-body.ts';
+
+export interface CustomerRow {
+  id: string;
+  store_id: string;
+  name: string;
+  email: string;
+  email_key: string;
+  password_hash: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const MAX_TEXT = 255;
+/** Shortest password accepted (the production API sets none; a storefront should not go lower). */
+export const MIN_PASSWORD = 8;
+/** Longest password: scrypt hashes any length, but a megabyte of "password" is an attack. */
+export const MAX_PASSWORD = 1024;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** A customer as the API shows it: never the password or its hash. */
+export function presentCustomer(row: CustomerRow) {
+  return {
+    type: 'customer',
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    links: { self: `/v2/customers/${row.id}` },
+    meta: { timestamps: { created_at: row.created_at, updated_at: row.updated_at } },
+  };
+}
+
+function text(data: JsonObject, field: string, required: boolean): string | undefined {
+  const value = data[field];
+  const source = `data.${field}`;
+  if (value === undefined || value === null) {
+    if (required) throw badRequest(`${source} is required.`, source);
+    return undefined;
+  }
+  if (typeof value !== 'string') throw badRequest(`${source} must be a string.`, source);
+  if (value.trim() === '') throw badRequest(`${source} must not be empty.`, source);
+  if (value.length > MAX_TEXT) {
+    throw badRequest(`${source} must be at most ${MAX_TEXT} characters.`, source);
+  }
+  return value;
+}
+
+function email(data: JsonObject, required: boolean): string | undefined {
+  const value = text(data, 'email', required);
+  if (value !== undefined && !EMAIL.test(value)) {
+    throw badRequest('data.email is not an email address.', 'data.email');
+  }
+  return value;
+}
+
+function password(data: JsonObject): string | undefined {
+  const value = data.password;
+  if (value === undefined || value === null) return undefined;
+  // Never echo the value.
+  if (typeof value !== 'string')
+    throw badRequest('data.password must be a string.', 'data.password');
+  if (value.length < MIN_PASSWORD || value.length > MAX_PASSWORD) {
+    throw badRequest(
+      `data.password must be ${MIN_PASSWORD} to ${MAX_PASSWORD} characters long.`,
+      'data.password',
+    );
+  }
+  return value;
+}
+
+function customerBody(body: unknown, creating: boolean) {
+  const data = requireData(body);
+  if (creating ? data.type !== 'customer' : data.type !== undefined && data.type !== 'customer') {
+    throw badRequest('data.type must be "customer".', 'data.type');
+  }
+  return {
+    name: text(data, 'name', creating),
+    email: email(data, creating),
+    password: password(data),
+  };
+}
+
+/** The customer this request may see: the token's own, or any when the store token may. */
+function visibleScope(request: FastifyRequest): { id?: string } {
+  if (request.customer) return { id: request.customer.id };
+  if (request.store.grant === 'implicit') {
+    throw forbidden(
+      'An implicit token reads customers only with X-Moltin-Customer-Token (its own customer).',
+    );
+  }
+  return {};
+}
+
+function findCustomer(db: Db, request: FastifyRequest, id: string): CustomerRow {
+  const scope = visibleScope(request);
+  const row = isUuid(id)
+    ? (db
+        .prepare('SELECT * FROM customers WHERE store_id = ? AND id = ?')
+        .get(request.store.id, id.toLowerCase()) as CustomerRow | undefined)
+    : undefined;
+  if (!row || (scope.id !== undefined && scope.id !== row.id)) {
+    throw notFound(`No customer with id ${id}.`);
+  }
+  return row;
+}
+
+/** SQLite's UNIQUE failure on (store_id, email_key) as the API's 409. */
+function duplicateEmail(error: unknown): never {
+  if (error instanceof Error && /UNIQUE constraint failed: customers/.test(error.message)) {
+    throw conflict('A customer with this email already exists in this store.', 'data.email');
+  }
+  throw error;
+}
+
+export function customerRoutes(ctx: ServiceContext): FastifyPluginAsync {
+  const { db } = ctx;
+  const spec = standardListSpec({
+    filters: {
+      email: { column: 'email', kind: 'string', ops: ['eq', 'like'] },
+      name: { column: 'name', kind: 'string', ops: ['eq', 'like'] },
+    },
+  });
+  return async (app) => {
+    app.post('/customers', async (request, reply) => {
+      const input = customerBody(request.body, true);
+      const hash = input.password === undefined ? null : await hashPassword(input.password);
+      const now = ctx.timestamp();
+      const row: CustomerRow = {
+        id: newId(),
+        store_id: request.store.id,
+        name: input.name as string,
+        email: input.email as string,
+        email_key: (input.email as string).toLowerCase(),
+        password_hash: hash,
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        db.prepare(
+          `INSERT INTO customers (id, store_id, name, email, email_key, password_hash, created_at,
+                                  updated_at)
+           VALUES (@id, @store_id, @name, @email, @email_key, @password_hash, @created_at,
+                   @updated_at)`,
+        ).run(row);
+      } catch (error) {
+        duplicateEmail(error);
+      }
+      reply.code(201);
+      return { data: presentCustomer(row) };
+    });
+
+    app.get('/customers', async (request) => {
+      const scope = visibleScope(request);
+      return listResources({
+        request,
+        db,
+        table: 'customers',
+        scope: { store_id: request.store.id, ...scope },
+        spec,
+        map: presentCustomer,
+      });
+    });
+
+    app.get<{ Params: { customerId: string } }>('/customers/:customerId', async (request) => ({
+      data: presentCustomer(findCustomer(db, request, request.params.customerId)),
+    }));
+
+    app.put<{ Params: { customerId: string } }>('/customers/:customerId', async (request) => {
+      const input = customerBody(request.body, false);
+      const hash = input.password === undefined ? undefined : await hashPassword(input.password);
+      const row = db.transaction(() => {
+        const current = findCustomer(db, request, request.params.customerId);
+        const next: CustomerRow = { ...current, updated_at: ctx.timestamp() };
+        if (input.name !== undefined) next.name = input.name;
+        if (input.email !== undefined) {
+          next.email = input.email;
+          next.email_key = input.email.toLowerCase();
+        }
+        if (hash !== undefined) next.password_hash = hash;
+        try {
+          db.prepare(
+            `UPDATE customers SET name = @name, email = @email, email_key = @email_key,
+               password_hash = @password_hash, updated_at = @updated_at WHERE id = @id`,
+          ).run(next);
+        } catch (error) {
+          duplicateEmail(error);
+        }
+        if (hash !== undefined) {
+          // A new password signs the customer out everywhere.
+          db.prepare('DELETE FROM customer_tokens WHERE customer_id = ?').run(next.id);
+        }
+        return next;
+      })();
+      return { data: presentCustomer(row) };
+    });
+
+    app.delete<{ Params: { customerId: string } }>(
+      '/customers/:customerId',
+      async (request, reply) => {
+        const row = findCustomer(db, request, request.params.customerId);
+        db.prepare('DELETE FROM customers WHERE id = ?').run(row.id);
+        return reply.code(204).send();
+      },
+    );
+
+    app.post('/customers/tokens', async (request) => {
+      const data = requireData(request.body);
+      if (data.type !== 'token') throw badRequest('data.type must be "token".', 'data.type');
+      const given = data.email;
+      const secret = data.password;
+      if (typeof given !== 'string' || given === '' || given.length > MAX_TEXT) {
+        throw badRequest('data.email is required: the customer’s email.', 'data.email');
+      }
+      if (typeof secret !== 'string' || secret === '' || secret.length > MAX_PASSWORD) {
+        throw badRequest('data.password is required: the customer’s password.', 'data.password');
+      }
+      const row = db
+        .prepare('SELECT id, password_hash FROM customers WHERE store_id = ? AND email_key = ?')
+        .get(request.store.id, given.toLowerCase()) as
+        | { id: string; password_hash: string | null }
+        | undefined;
+      // Unknown email, no password set, wrong password: one answer, one cost.
+      const ok = await verifyPassword(secret, row?.password_hash ?? null);
+      if (!row || !ok) throw unauthorized('The email or password is not correct.');
+      return { data: issueCustomerToken(db, ctx.clock, request.store.id, row.id) };
+    });
+  };
+}

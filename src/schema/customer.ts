@@ -1,0 +1,231 @@
+/**
+ * Customers (`/v2/customers`), the signed-in shopper (`viewer`: the customer of the request's
+ * X-Moltin-Customer-Token, with their orders and carts) and signing in (`createCustomerToken`).
+ * Who sees what is the upstream's to decide: the gateway forwards the customer token on every
+ * call of the request, and the v2 API scopes customers, orders and carts to it.
+ */
+
+import { expectList, expectResource, type JsonObject } from '../upstream/client.ts';
+import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
+import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
+import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
+import { builder } from './builder.ts';
+import { CartConnection, CartRef, cartListArgs, toListedCart } from './cart.ts';
+import { defineListArgs, type Listed, resolveList } from './connection.ts';
+import { loadById } from './lookups.ts';
+import { OrderConnection, OrderRef, orderListArgs, toOrder } from './order.ts';
+import { judgeNonEmpty, judgeUuid, readString, readTimestamps } from './rows.ts';
+
+export interface CustomerShape extends Listed {
+  name: string;
+  email: string;
+}
+
+export function toCustomer(row: JsonObject): CustomerShape {
+  return {
+    upstreamId: readString(row, 'id', 'customer'),
+    name: readString(row, 'name', 'customer'),
+    email: readString(row, 'email', 'customer'),
+    ...readTimestamps(row, 'customer'),
+  };
+}
+
+/** One customer by upstream id through the per-request `in(id,…)` batch loader. */
+export function fetchCustomer(context: GatewayContext, id: string): Promise<CustomerShape | null> {
+  return loadById(context, ['customers'], id, toCustomer);
+}
+
+export const CustomerRef = builder.objectRef<CustomerShape>('Customer');
+
+const CustomerConnection = builder.connectionObject(
+  { type: CustomerRef, name: 'CustomerConnection', description: 'A page of customers.' },
+  { name: 'CustomerEdge', description: 'One of the customers with its cursor.' },
+);
+const customerListArgs = defineListArgs('Customer', 'customers');
+
+builder.node(CustomerRef, {
+  description: 'A customer of the store (a shopper with an account). Passwords are never shown.',
+  id: { resolve: (customer) => customer.upstreamId },
+  loadOne: (id, context) => fetchCustomer(context, judgeUuid(id, 'id')),
+  fields: (t) => ({
+    upstreamId: t.exposeID('upstreamId', { description: 'The customer id upstream (uuid).' }),
+    name: t.exposeString('name', { description: 'Full name.' }),
+    email: t.exposeString('email', { description: 'Email address (unique in the store).' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
+  }),
+});
+
+/** The signed-in customer: the customer token's own, with what belongs to them. */
+interface ViewerShape {
+  customer: CustomerShape;
+}
+
+const ViewerRef = builder.objectRef<ViewerShape>('Viewer').implement({
+  description:
+    'The signed-in customer (the customer of the request’s X-Moltin-Customer-Token) and what ' +
+    'belongs to them.',
+  fields: (t) => ({
+    customer: t.expose('customer', { type: CustomerRef, description: 'The customer.' }),
+    orders: t.connection(
+      {
+        type: OrderRef,
+        description: 'The customer’s orders (their checkouts), newest first with reverse: true.',
+        args: orderListArgs,
+        resolve: (_viewer, args, context) =>
+          resolveList(context, args, {
+            connection: 'viewer:orders',
+            segments: ['orders'],
+            toNode: toOrder,
+          }),
+      },
+      OrderConnection,
+    ),
+    carts: t.connection(
+      {
+        type: CartRef,
+        description: 'The customer’s carts (those created with their customer token).',
+        args: cartListArgs,
+        resolve: (_viewer, args, context) =>
+          resolveList(context, args, {
+            connection: 'viewer:carts',
+            segments: ['carts'],
+            toNode: toListedCart,
+          }),
+      },
+      CartConnection,
+    ),
+  }),
+});
+
+function hasCustomerToken(context: GatewayContext): boolean {
+  return forwardedHeaders(context)?.[CUSTOMER_TOKEN_HEADER] !== undefined;
+}
+
+builder.queryFields((t) => ({
+  customer: t.field({
+    type: CustomerRef,
+    nullable: true,
+    description:
+      'One customer by upstream id; null when the store has no such customer (or, with a ' +
+      'customer token, when it is not that customer).',
+    args: { id: t.arg.id({ required: true, description: 'Upstream id of the customer.' }) },
+    resolve: (_root, args, context) => fetchCustomer(context, judgeUuid(args.id, 'id')),
+  }),
+  customers: t.connection(
+    {
+      type: CustomerRef,
+      description:
+        'The customers of the store (a client_credentials token; with a customer token, only ' +
+        'that customer).',
+      args: customerListArgs,
+      resolve: (_root, args, context) =>
+        resolveList(context, args, {
+          connection: 'customers',
+          segments: ['customers'],
+          toNode: toCustomer,
+        }),
+    },
+    CustomerConnection,
+  ),
+  viewer: t.field({
+    type: ViewerRef,
+    nullable: true,
+    description:
+      'The signed-in customer: the customer of the X-Moltin-Customer-Token header, with their ' +
+      'orders and carts. Null without that header (no upstream call is made).',
+    resolve: async (_root, _args, context) => {
+      if (!hasCustomerToken(context)) return null;
+      // Under a customer token the customers list is that customer alone.
+      const list = expectList(await context.get(['customers'], { 'page[limit]': '1' }));
+      const [row] = list.data;
+      return row === undefined ? null : { customer: toCustomer(row) };
+    },
+  }),
+}));
+
+// ---- signing in ------------------------------------------------------------------------------
+
+const CreateCustomerTokenInput = builder.inputType('CreateCustomerTokenInput', {
+  description: 'A customer’s credentials. The password is never logged nor echoed.',
+  fields: (t) => ({
+    email: t.string({ required: true, description: 'The customer’s email.' }),
+    password: t.string({ required: true, description: 'The customer’s password.' }),
+  }),
+});
+
+interface CustomerTokenShape {
+  token: string;
+  expiresAt: string;
+  customerId: string;
+}
+
+const CreateCustomerTokenPayload = builder
+  .objectRef<CustomerTokenShape>('CreateCustomerTokenPayload')
+  .implement({
+    description:
+      'A customer token: send it as X-Moltin-Customer-Token to act as the customer (`viewer`, ' +
+      'their carts and orders).',
+    fields: (t) => ({
+      token: t.exposeString('token', { description: 'The customer token (a secret).' }),
+      expiresAt: t.expose('expiresAt', {
+        type: 'DateTime',
+        description: 'When the token stops working; sign in again then.',
+      }),
+      customer: t.field({
+        type: CustomerRef,
+        description: 'The signed-in customer (read with the new token; one upstream GET).',
+        resolve: async (payload, _args, context) => {
+          // A GET with this call's own customer token: write() takes per-call headers.
+          const response = await context.write({
+            method: 'GET',
+            segments: ['customers', payload.customerId],
+            headers: { [CUSTOMER_TOKEN_HEADER]: payload.token },
+          });
+          return toCustomer(expectResource(response));
+        },
+      }),
+    }),
+  });
+
+builder.mutationField('createCustomerToken', (t) =>
+  t.field({
+    type: CreateCustomerTokenPayload,
+    description:
+      'Signs a customer in (POST /v2/customers/tokens); works with a read-only (implicit) ' +
+      'token. A wrong email or password is UNAUTHENTICATED, without saying which.',
+    args: {
+      input: t.arg({
+        type: CreateCustomerTokenInput,
+        required: true,
+        description: 'The credentials.',
+      }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const email = judgeNonEmpty(input.email, 'input.email');
+      if (input.password === '' || input.password.length > 1024) {
+        throw new BadUserInputError('input.password must be 1 to 1024 characters', {
+          field: 'input.password',
+        });
+      }
+      const response = await context.write({
+        method: 'POST',
+        segments: ['customers', 'tokens'],
+        body: { data: { type: 'token', email, password: input.password } },
+      });
+      const data = expectResource(response);
+      const expires = data.expires;
+      if (typeof expires !== 'number' || !Number.isFinite(expires)) {
+        throw new UpstreamUnavailableError(
+          'The commerce service sent an unusable answer (token.expires)',
+          { reason: 'invalid-body' },
+        );
+      }
+      return {
+        token: readString(data, 'token', 'token'),
+        customerId: readString(data, 'customer_id', 'token'),
+        expiresAt: new Date(expires * 1000).toISOString(),
+      };
+    },
+  }),
+);
