@@ -29,6 +29,7 @@ import { openDatabase } from '../src/commerce-service/db.ts';
 import { seedDemoStore } from '../src/commerce-service/seed.ts';
 import { ensureStores } from '../src/commerce-service/stores.ts';
 import { createGateway } from '../src/gateway/create-gateway.ts';
+import { createRequestListener } from '../src/gateway/fast-path.ts';
 import { fetchClientToken } from '../src/oauth-client.ts';
 import { DEFAULT_PAGING_LIMITS } from '../src/upstream/paging.ts';
 
@@ -83,7 +84,8 @@ async function main(): Promise<void> {
     logger: false,
     ...(concurrency ? { paging: { concurrency: Number(concurrency) } } : {}),
   });
-  const server = createServer(gateway);
+  // The listener main.ts serves with (the node:http fast path for JSON POSTs).
+  const server = createServer(createRequestListener(gateway));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const gatewayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
   try {

@@ -16,7 +16,10 @@ export type Autocannon = (options: {
   headers?: Record<string, string>;
   body?: string;
   connections: number;
-  duration: number;
+  /** Seconds to run, or … */
+  duration?: number;
+  /** … exactly this many requests. */
+  amount?: number;
 }) => Promise<AutocannonResult>;
 // autocannon ships no types; this is the part of its API the benchmarks use.
 export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;

@@ -15,7 +15,9 @@
  *
  * Run: npm run bench -- peers [--node 22]   (BENCH_ROUNDS=3, BENCH_SERIAL=1000,
  * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive, BENCH_PAGES=narrow|wide,
- * BENCH_PROFILE=dir: write a --cpu-prof of our gateway there)
+ * BENCH_PROFILE=dir: write a --cpu-prof of our gateway there, BENCH_BUILT=dist/main.js: run our
+ * compiled build instead of the sources through tsx, BENCH_RSS_REQUESTS=100000: our RSS over
+ * that many requests after the rounds)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -338,6 +340,33 @@ async function main(): Promise<void> {
     )
     .join(', ');
   console.log(`\nRSS MB from the first to the last round: ${rss}`);
+
+  // BENCH_RSS_REQUESTS=100000: our gateway's RSS every tenth of that many requests (narrow page,
+  // c=16), after a forced settle of 1 s, to show it is flat once warm.
+  const rssRequests = Number(process.env.BENCH_RSS_REQUESTS ?? 0);
+  const ours = targets.find((t) => t.name === 'ours');
+  const narrow = ALL_PAGES[0];
+  if (rssRequests > 0 && ours && narrow) {
+    const samples: string[] = [processRssMb(ours.child.pid as number).toFixed(1)];
+    const step = Math.ceil(rssRequests / 10);
+    let failed = 0;
+    for (let done = 0; done < rssRequests; done += step) {
+      const run = await autocannon({
+        url: ours.url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: narrow.query.relay }),
+        connections: CONNECTIONS,
+        amount: step,
+      });
+      failed += run.non2xx + run.errors;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      samples.push(processRssMb(ours.child.pid as number).toFixed(1));
+    }
+    console.log(
+      `\nours: RSS MB every ${step} requests over ${rssRequests} (failed ${failed}): ${samples.join(', ')}`,
+    );
+  }
 
   stopping = true;
   for (const target of targets) target.child.kill('SIGTERM');
