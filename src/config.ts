@@ -63,6 +63,11 @@ export interface GatewayConfig {
    * `FAST_PATH`, default on; off sends every request through Yoga's Fetch adapter.
    */
   fastPath?: boolean;
+  /**
+   * Run queries compiled (graphql-jit, src/gateway/jit.ts). `JIT`, default on; off runs every
+   * operation on Yoga's executor.
+   */
+  jit?: boolean;
   /** How long SIGTERM waits for in-flight requests before closing them. `SHUTDOWN_TIMEOUT_MS`, default 10000. */
   shutdownTimeoutMs?: number;
   /** Upstream calls one GraphQL operation may make. `UPSTREAM_CALL_BUDGET`, default 50. */
@@ -260,6 +265,7 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     },
     logRequests: parseBool('LOG_REQUESTS', env.LOG_REQUESTS, true),
     fastPath: parseBool('FAST_PATH', env.FAST_PATH, true),
+    jit: parseBool('JIT', env.JIT, true),
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10000),
     callBudget: parseCount('UPSTREAM_CALL_BUDGET', env.UPSTREAM_CALL_BUDGET, 50),
     paging: pagingFromEnv(env),

@@ -93,6 +93,7 @@ async function main(): Promise<void> {
       },
     },
     logger: g.logRequests === false ? undefined : logger,
+    jit: g.jit,
     health,
     ...(schemaSource ? { schemaSource } : {}),
   });
