@@ -81,6 +81,13 @@ export interface GatewayConfig {
    * parseForwardHeaders); default the v2 customer, account-member and currency headers.
    */
   forwardHeaders?: readonly string[];
+  /** Prometheus metrics (src/gateway/metrics.ts). `METRICS`, default on. */
+  metrics?: boolean;
+  /**
+   * Serve `GET /metrics` on this port (same host) instead of the gateway's. `METRICS_PORT`,
+   * default unset: on the gateway's port.
+   */
+  metricsPort?: number | undefined;
 }
 
 /** Where the typed schema's definitions come from, and how often they are re-read. */
@@ -266,6 +273,11 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     typedSchema: typedSchemaFromEnv(env),
     persistedDocuments: persistedDocumentsFromEnv(env),
     forwardHeaders: parseForwardHeaders(env.FORWARD_HEADERS),
+    metrics: parseBool('METRICS', env.METRICS, true),
+    metricsPort:
+      env.METRICS_PORT === undefined || env.METRICS_PORT === ''
+        ? undefined
+        : parsePort('METRICS_PORT', env.METRICS_PORT, 0),
   };
 }
 

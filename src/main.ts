@@ -7,10 +7,11 @@ import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import { createCommerceService } from './commerce-service/app.ts';
 import { loadConfig } from './config.ts';
-import { createGateway } from './gateway/create-gateway.ts';
+import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
 import { createRequestListener } from './gateway/fast-path.ts';
 import { createHealth } from './gateway/health.ts';
 import { createLogger } from './gateway/logging.ts';
+import { metricsListener } from './gateway/metrics.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
 import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
 import { fetchClientToken } from './oauth-client.ts';
@@ -94,6 +95,9 @@ async function main(): Promise<void> {
     },
     logger: g.logRequests === false ? undefined : logger,
     health,
+    // METRICS_PORT: collected here, served by their own server below.
+    metrics:
+      g.metrics === false ? false : { path: g.metricsPort === undefined ? '/metrics' : false },
     ...(schemaSource ? { schemaSource } : {}),
   });
   const server: Server = createServer(createRequestListener(gateway, { fastPath: g.fastPath }));
@@ -101,6 +105,16 @@ async function main(): Promise<void> {
     server.once('error', reject);
     server.listen(config.gateway.port, config.gateway.host, resolve);
   });
+  const metrics = gatewaySettings(gateway)?.metrics;
+  let metricsServer: Server | undefined;
+  if (metrics && g.metricsPort !== undefined) {
+    const listening = createServer(metricsListener(metrics));
+    metricsServer = listening;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(g.metricsPort, config.gateway.host, resolve);
+    });
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.gateway.port;
   const shownHost = config.gateway.host === '0.0.0.0' ? 'localhost' : config.gateway.host;
@@ -108,6 +122,11 @@ async function main(): Promise<void> {
   console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
   console.log(`  GraphiQL / endpoint: http://${shownHost}:${port}${gateway.graphqlEndpoint}`);
   console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
+  if (metrics) {
+    const where = metricsServer?.address();
+    const metricsPort = typeof where === 'object' && where ? where.port : port;
+    console.log(`  Prometheus metrics:  http://${shownHost}:${metricsPort}/metrics`);
+  }
   if (demoToken !== undefined) {
     // The one token ever printed: the local demo store's own, for the person who started it.
     console.log('  demo token (valid 1 hour; GraphiQL already sends one, renewed every 50 min):');
@@ -122,6 +141,7 @@ async function main(): Promise<void> {
     timeoutMs: g.shutdownTimeoutMs,
     onDraining: () => health.setDraining(),
     cleanup: async () => {
+      metricsServer?.close();
       await gateway.dispose();
       await schemaSource?.close();
       await service?.close();
