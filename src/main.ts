@@ -71,6 +71,10 @@ async function main(): Promise<void> {
     // A failed first read is logged and retried on the timer: startup never fails over it.
     await schemaSource.start();
   }
+  // Tracing only when configured: the SDK is not even loaded otherwise.
+  const tracing = g.tracing
+    ? await (await import('./gateway/otel.ts')).createTracerSetup(g.tracing)
+    : undefined;
   const gateway = createGateway({
     upstreamUrl,
     demoToken: () => demoToken,
@@ -99,6 +103,7 @@ async function main(): Promise<void> {
     metrics:
       g.metrics === false ? false : { path: g.metricsPort === undefined ? '/metrics' : false },
     ...(schemaSource ? { schemaSource } : {}),
+    ...(tracing ? { tracer: tracing.tracer } : {}),
   });
   const server: Server = createServer(createRequestListener(gateway, { fastPath: g.fastPath }));
   await new Promise<void>((resolve, reject) => {
@@ -122,6 +127,10 @@ async function main(): Promise<void> {
   console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
   console.log(`  GraphiQL / endpoint: http://${shownHost}:${port}${gateway.graphqlEndpoint}`);
   console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
+  if (g.tracing)
+    console.log(
+      `  traces exported to: ${g.tracing.exporter === 'otlp' ? g.tracing.endpoint : 'console'}`,
+    );
   if (metrics) {
     const where = metricsServer?.address();
     const metricsPort = typeof where === 'object' && where ? where.port : port;
@@ -143,6 +152,7 @@ async function main(): Promise<void> {
     cleanup: async () => {
       metricsServer?.close();
       await gateway.dispose();
+      await tracing?.shutdown();
       await schemaSource?.close();
       await service?.close();
     },
