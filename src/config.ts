@@ -86,6 +86,42 @@ export interface GatewayConfig {
    * parseForwardHeaders); default the v2 customer, account-member and currency headers.
    */
   forwardHeaders?: readonly string[];
+  /** Prometheus metrics (src/gateway/metrics.ts). `METRICS`, default on. */
+  metrics?: boolean;
+  /**
+   * Serve `GET /metrics` on this port (same host) instead of the gateway's. `METRICS_PORT`,
+   * default unset: on the gateway's port.
+   */
+  metricsPort?: number | undefined;
+  /** OpenTelemetry traces (README "Traces"); undefined: off. From the `OTEL_*` variables. */
+  tracing?: TracingConfig | undefined;
+}
+
+export type TracesSampler =
+  | 'always_on'
+  | 'always_off'
+  | 'traceidratio'
+  | 'parentbased_always_on'
+  | 'parentbased_always_off'
+  | 'parentbased_traceidratio';
+
+/** Tracing settings, from the standard OpenTelemetry SDK variables (a documented subset). */
+export interface TracingConfig {
+  /** `OTEL_TRACES_EXPORTER`: `otlp` (OTLP over HTTP, JSON) or `console`; unset/`none` = off. */
+  exporter: 'otlp' | 'console';
+  /**
+   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`,
+   * else `http://localhost:4318/v1/traces`.
+   */
+  endpoint: string;
+  /** `OTEL_EXPORTER_OTLP_TRACES_HEADERS`, else `OTEL_EXPORTER_OTLP_HEADERS` (`k=v,k2=v2`). */
+  headers: Readonly<Record<string, string>>;
+  /** `OTEL_SERVICE_NAME`, default `commerce-gateway`. */
+  serviceName: string;
+  /** `OTEL_TRACES_SAMPLER`, default `parentbased_always_on`. */
+  sampler: TracesSampler;
+  /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the ratio samplers, default 1. */
+  samplerArg: number;
 }
 
 /** Where the typed schema's definitions come from, and how often they are re-read. */
@@ -272,6 +308,12 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     typedSchema: typedSchemaFromEnv(env),
     persistedDocuments: persistedDocumentsFromEnv(env),
     forwardHeaders: parseForwardHeaders(env.FORWARD_HEADERS),
+    metrics: parseBool('METRICS', env.METRICS, true),
+    metricsPort:
+      env.METRICS_PORT === undefined || env.METRICS_PORT === ''
+        ? undefined
+        : parsePort('METRICS_PORT', env.METRICS_PORT, 0),
+    tracing: tracingFromEnv(env),
   };
 }
 
@@ -346,5 +388,83 @@ function pagingFromEnv(env: Env): PagingConfigValues {
       64,
     ),
     consistencyBufferMs: buffer,
+  };
+}
+
+const SAMPLERS: readonly TracesSampler[] = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+];
+
+/** `k=v,k2=v2` with percent-encoded values (the OTLP exporter header format). */
+function parseOtlpHeaders(name: string, raw: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of raw.split(',')) {
+    if (pair.trim() === '') continue;
+    const at = pair.indexOf('=');
+    const key = pair.slice(0, at).trim();
+    if (at <= 0 || key === '') throw new ConfigError(`${name} must be a list of key=value pairs`);
+    try {
+      headers[key.toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      // The value may be a credential: name the key only.
+      throw new ConfigError(`${name}: the value of "${key}" is not percent-encoded correctly`);
+    }
+  }
+  return headers;
+}
+
+/**
+ * The honoured subset of the OpenTelemetry SDK variables (README "Traces"). Off unless
+ * `OTEL_TRACES_EXPORTER` is `otlp` or `console`, and `OTEL_SDK_DISABLED` is not true.
+ */
+function tracingFromEnv(env: Env): TracingConfig | undefined {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return undefined;
+  const exporter = (env.OTEL_TRACES_EXPORTER ?? '').trim().toLowerCase();
+  if (exporter === '' || exporter === 'none') return undefined;
+  if (exporter !== 'otlp' && exporter !== 'console') {
+    throw new ConfigError(
+      `OTEL_TRACES_EXPORTER must be otlp, console or none, got "${env.OTEL_TRACES_EXPORTER}"`,
+    );
+  }
+  const protocolName = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = (env[protocolName] ?? '').trim();
+  if (exporter === 'otlp' && protocol !== '' && protocol !== 'http/json') {
+    throw new ConfigError(
+      `${protocolName}: only http/json is supported (OTLP over HTTP with JSON bodies), got "${protocol}"`,
+    );
+  }
+  const tracesEndpoint = parseUrl(
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+  );
+  const baseEndpoint = parseUrl('OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const headersName = env.OTEL_EXPORTER_OTLP_TRACES_HEADERS
+    ? 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'
+    : 'OTEL_EXPORTER_OTLP_HEADERS';
+  const sampler = (env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase() || 'parentbased_always_on';
+  if (!SAMPLERS.includes(sampler as TracesSampler)) {
+    throw new ConfigError(
+      `OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${env.OTEL_TRACES_SAMPLER}"`,
+    );
+  }
+  const rawArg = (env.OTEL_TRACES_SAMPLER_ARG ?? '').trim();
+  const samplerArg = rawArg === '' ? 1 : Number(rawArg);
+  if (!Number.isFinite(samplerArg) || samplerArg < 0 || samplerArg > 1) {
+    throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a number in [0, 1], got "${rawArg}"`);
+  }
+  return {
+    exporter,
+    endpoint: tracesEndpoint ?? `${baseEndpoint ?? 'http://localhost:4318'}/v1/traces`,
+    headers: parseOtlpHeaders(headersName, env[headersName] ?? ''),
+    serviceName: (env.OTEL_SERVICE_NAME ?? '').trim() || 'commerce-gateway',
+    sampler: sampler as TracesSampler,
+    samplerArg,
   };
 }

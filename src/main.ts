@@ -7,10 +7,11 @@ import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import { createCommerceService } from './commerce-service/app.ts';
 import { loadConfig } from './config.ts';
-import { createGateway } from './gateway/create-gateway.ts';
+import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
 import { createRequestListener } from './gateway/fast-path.ts';
 import { createHealth } from './gateway/health.ts';
 import { createLogger } from './gateway/logging.ts';
+import { metricsListener } from './gateway/metrics.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
 import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
 import { fetchClientToken } from './oauth-client.ts';
@@ -70,6 +71,10 @@ async function main(): Promise<void> {
     // A failed first read is logged and retried on the timer: startup never fails over it.
     await schemaSource.start();
   }
+  // Tracing only when configured: the SDK is not even loaded otherwise.
+  const tracing = g.tracing
+    ? await (await import('./gateway/otel.ts')).createTracerSetup(g.tracing)
+    : undefined;
   const gateway = createGateway({
     upstreamUrl,
     demoToken: () => demoToken,
@@ -95,13 +100,27 @@ async function main(): Promise<void> {
     logger: g.logRequests === false ? undefined : logger,
     jit: g.jit,
     health,
+    // METRICS_PORT: collected here, served by their own server below.
+    metrics:
+      g.metrics === false ? false : { path: g.metricsPort === undefined ? '/metrics' : false },
     ...(schemaSource ? { schemaSource } : {}),
+    ...(tracing ? { tracer: tracing.tracer } : {}),
   });
   const server: Server = createServer(createRequestListener(gateway, { fastPath: g.fastPath }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.gateway.port, config.gateway.host, resolve);
   });
+  const metrics = gatewaySettings(gateway)?.metrics;
+  let metricsServer: Server | undefined;
+  if (metrics && g.metricsPort !== undefined) {
+    const listening = createServer(metricsListener(metrics));
+    metricsServer = listening;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(g.metricsPort, config.gateway.host, resolve);
+    });
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.gateway.port;
   const shownHost = config.gateway.host === '0.0.0.0' ? 'localhost' : config.gateway.host;
@@ -109,6 +128,15 @@ async function main(): Promise<void> {
   console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
   console.log(`  GraphiQL / endpoint: http://${shownHost}:${port}${gateway.graphqlEndpoint}`);
   console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
+  if (g.tracing)
+    console.log(
+      `  traces exported to: ${g.tracing.exporter === 'otlp' ? g.tracing.endpoint : 'console'}`,
+    );
+  if (metrics) {
+    const where = metricsServer?.address();
+    const metricsPort = typeof where === 'object' && where ? where.port : port;
+    console.log(`  Prometheus metrics:  http://${shownHost}:${metricsPort}/metrics`);
+  }
   if (demoToken !== undefined) {
     // The one token ever printed: the local demo store's own, for the person who started it.
     console.log('  demo token (valid 1 hour; GraphiQL already sends one, renewed every 50 min):');
@@ -123,7 +151,9 @@ async function main(): Promise<void> {
     timeoutMs: g.shutdownTimeoutMs,
     onDraining: () => health.setDraining(),
     cleanup: async () => {
+      metricsServer?.close();
       await gateway.dispose();
+      await tracing?.shutdown();
       await schemaSource?.close();
       await service?.close();
     },

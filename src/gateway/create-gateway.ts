@@ -3,6 +3,7 @@
  * upstream pool, the per-request context, and error masking that lets only the gateway's own
  * error family through with its code.
  */
+import type { Tracer } from '@opentelemetry/api';
 import { GraphQLError } from 'graphql';
 import {
   createYoga,
@@ -12,6 +13,7 @@ import {
 } from 'graphql-yoga';
 import { schema } from '../schema/index.ts';
 import {
+  type AttemptObserver,
   createUpstreamTransport,
   type SendAttempt,
   type UpstreamPoolOptions,
@@ -34,7 +36,9 @@ import { graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
+import { createMetrics, type Metrics, type MetricsOptions } from './metrics.ts';
 import { type PersistedDocuments, persistedDocumentsPlugin } from './persisted-documents.ts';
+import { createTracing } from './tracing.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
 
 export interface GatewayOptions {
@@ -96,6 +100,17 @@ export interface GatewayOptions {
    * src/gateway/typed-schema-source.ts). Default: the static schema.
    */
   schemaSource?: SchemaSource;
+  /**
+   * Prometheus metrics (src/gateway/metrics.ts). Default: collected and served on `GET /metrics`;
+   * `{ path: false }` collects them for another listener (`gatewaySettings(g).metrics`);
+   * `false`: none, no hook runs.
+   */
+  metrics?: boolean | MetricsOptions;
+  /**
+   * An OpenTelemetry tracer (src/gateway/tracing.ts, src/gateway/otel.ts): a span per request and
+   * per upstream attempt, W3C trace context to the upstream. Default: none, no tracing code runs.
+   */
+  tracer?: Tracer;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, GatewayContext>;
@@ -105,6 +120,8 @@ export interface GatewaySettings {
   maxBodyBytes: number;
   /** Operations run compiled or not (src/gateway/jit.ts); all normal when jit is off. */
   jit: JitStats;
+  /** The gateway's metrics, unless turned off. */
+  metrics?: Metrics | undefined;
 }
 const settingsOf = new WeakMap<Gateway, GatewaySettings>();
 
@@ -152,10 +169,18 @@ export function maskGatewayError(error: unknown, message: string, isDev?: boolea
 
 export function createGateway(options: GatewayOptions): Gateway {
   const transport = createUpstreamTransport(options.upstreamUrl, options.pool);
-  const send =
-    options.resilience === false
-      ? options.send
-      : createResilientSend(createResilience(options.resilience), options.send);
+  const resilience =
+    options.resilience === false ? undefined : createResilience(options.resilience);
+  const send = resilience ? createResilientSend(resilience, options.send) : options.send;
+  const metrics =
+    options.metrics === false
+      ? undefined
+      : createMetrics(options.metrics === true ? {} : options.metrics);
+  const graphqlEndpoint = options.graphqlEndpoint ?? '/graphql';
+  const tracing = options.tracer
+    ? createTracing({ tracer: options.tracer, graphqlEndpoint })
+    : undefined;
+  transport.observer = combineObservers(metrics?.observer, tracing?.observer);
   const createContext = createContextFactory({
     transport,
     callBudget: options.callBudget,
@@ -174,7 +199,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     // A factory is asked once per request, which then keeps that schema to its end.
     schema: schemaSource ? () => schemaSource.current() : schema,
-    graphqlEndpoint: options.graphqlEndpoint ?? '/graphql',
+    graphqlEndpoint,
     landingPage: false,
     graphiql: graphiqlEnabled
       ? () => {
@@ -194,9 +219,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     ...securityYogaOptions({ maxBodyBytes: options.maxBodyBytes }),
     ...(logger === undefined ? {} : { logging: logger ? createYogaLogger(logger) : false }),
-    context: ({ request }) => createContext(request),
+    context: tracing
+      ? ({ request }) => createContext(request, tracing.spanOf(request))
+      : ({ request }) => createContext(request),
     plugins: [
       health.plugin,
+      // Before the log: their onRequest starts what the log line reads (the trace id).
+      ...(metrics ? [metrics.plugin] : []),
+      ...(tracing ? [tracing.plugin] : []),
       ...(graphiqlEnabled ? [graphiqlPlugin()] : []),
       ...createSecurityPlugins({
         introspection: options.introspection,
@@ -205,14 +235,40 @@ export function createGateway(options: GatewayOptions): Gateway {
         maxFirst: options.paging?.maxFirst,
       }),
       ...(options.persistedDocuments ? [persistedDocumentsPlugin(options.persistedDocuments)] : []),
-      ...(logger ? [requestLogPlugin({ logger })] : []),
+      ...(logger
+        ? [requestLogPlugin({ logger, ...(tracing ? { traceIdOf: tracing.traceIdOf } : {}) })]
+        : []),
       ...(options.jit === false ? [] : [jitPlugin(jit)]),
       finishSessionPlugin,
       { onDispose: () => transport.close() },
     ],
   });
-  settingsOf.set(yoga, { maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, jit });
+  if (metrics && resilience) {
+    const breaker = resilience.breaker(transport.origin);
+    metrics.breakerState = () => breaker.state;
+  }
+  settingsOf.set(yoga, {
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    jit,
+    metrics,
+  });
   return yoga;
+}
+
+/** Metrics and traces both watch upstream attempts; either may be off. */
+function combineObservers(
+  metrics: AttemptObserver | undefined,
+  tracing: Required<AttemptObserver> | undefined,
+): AttemptObserver | undefined {
+  if (tracing === undefined) return metrics;
+  if (metrics === undefined) return tracing;
+  return {
+    start: tracing.start,
+    end(request, status, error, context, started) {
+      metrics.end(request, status, error, context, started);
+      tracing.end(request, status, error, context, started);
+    },
+  };
 }
 
 /** The session's deadline timer goes with the operation (src/upstream/session.ts). */

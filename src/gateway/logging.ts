@@ -123,6 +123,8 @@ export interface RequestLogOptions {
   logger: Logger;
   /** Paths that are not logged (health probes would drown the log). Default /healthz, /readyz. */
   quietPaths?: string[];
+  /** The request's trace id when tracing (src/gateway/tracing.ts), logged as `traceId`. */
+  traceIdOf?: (request: Request) => string | undefined;
 }
 
 /**
@@ -182,6 +184,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       const path = pathOf(request.url);
       if (quiet.has(path)) return;
       const used = state.context?.budget?.used;
+      const traceId = options.traceIdOf?.(request);
       options.logger.log('info', 'request', {
         requestId: state.requestId,
         method: request.method,
@@ -191,6 +194,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
         durationMs: Math.round((performance.now() - state.started) * 100) / 100,
         upstreamCalls: typeof used === 'number' ? used : 0,
         ...(state.errorCodes.length > 0 ? { errors: [...new Set(state.errorCodes)] } : {}),
+        ...(traceId === undefined ? {} : { traceId }),
       });
     },
   };

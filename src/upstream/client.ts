@@ -45,7 +45,32 @@ export interface UpstreamTransport {
   readonly basePath: string;
   readonly pool: Pool;
   readonly maxResponseBytes: number;
+  /**
+   * Told of every attempt sent on this transport (metrics, traces: src/gateway/metrics.ts,
+   * src/gateway/tracing.ts); set once by the gateway, before the first request.
+   */
+  observer?: AttemptObserver | undefined;
   close(): Promise<void>;
+}
+
+/**
+ * What watches upstream attempts. `start` (only when tracing) runs just before an attempt is
+ * sent and may add headers (W3C `traceparent`); `end` runs once when its answer, or failure, is
+ * known: `status` is the HTTP status, 0 when none came (then `error` says why).
+ */
+export interface AttemptObserver {
+  start?(
+    request: UpstreamRequest,
+    headers: Record<string, string>,
+    context: AttemptContext,
+  ): unknown;
+  end(
+    request: UpstreamRequest,
+    status: number,
+    error: GatewayError | undefined,
+    context: AttemptContext,
+    started: unknown,
+  ): void;
 }
 
 export function createUpstreamTransport(
@@ -106,6 +131,10 @@ export interface AttemptContext {
   deadlineAt?: number | undefined;
   /** The caller's allow-listed headers (forwarded-headers.ts), already judged; secrets too. */
   headers?: Readonly<Record<string, string>> | undefined;
+  /** 0 for the first attempt of a call, n for its n-th retry (set by resilience.ts). */
+  attempt?: number | undefined;
+  /** The operation's trace span (src/gateway/tracing.ts), opaque here; unset when not tracing. */
+  trace?: unknown;
 }
 
 /** Signature of one attempt; resilience wraps a function of this shape. */
@@ -157,18 +186,25 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
   if (context.headers !== undefined) Object.assign(headers, context.headers);
   if (request.headers !== undefined) Object.assign(headers, request.headers);
 
+  const observer = transport.observer;
+  const started = observer?.start?.(request, headers, context);
   let answer: RawAnswer;
   try {
     answer = await exchange(transport, request.method, path, headers, body, context.signal);
   } catch (error) {
-    throw networkError(error, request.method);
+    const failure = networkError(error, request.method);
+    observer?.end(request, 0, failure, context, started);
+    throw failure;
   }
   const { status, headers: responseHeaders, text } = answer;
   const etag = headerValue(responseHeaders['etag']);
   if (status >= 200 && status < 300) {
+    observer?.end(request, status, undefined, context, started);
     return { status, body: parseSuccessBody(status, responseHeaders, text), etag };
   }
-  throw statusError(status, responseHeaders, text, context);
+  const failure = statusError(status, responseHeaders, text, context);
+  observer?.end(request, status, failure, context, started);
+  throw failure;
 };
 
 interface RawAnswer {
@@ -432,6 +468,8 @@ export interface UpstreamClientOptions {
   send?: SendAttempt;
   /** The caller's allow-listed headers, judged (forwarded-headers.ts); sent on every call. */
   headers?: Readonly<Record<string, string>> | undefined;
+  /** The operation's trace span (AttemptContext.trace), when tracing. */
+  trace?: unknown;
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
@@ -442,6 +480,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     signal: options.signal,
     deadlineAt: options.deadlineAt,
     headers: options.headers,
+    trace: options.trace,
   };
   return {
     request(request) {

@@ -413,6 +413,6 @@ export function createResilientSend(
         signal: context.signal,
         deadlineAt: context.deadlineAt,
       },
-      (signal) => send(transport, request, { ...context, signal }),
+      (signal, attempt) => send(transport, request, { ...context, signal, attempt }),
     );
 }

@@ -122,7 +122,8 @@ export function createContextFactory(options: ContextFactoryOptions) {
   const deadlineMs = options.operationDeadlineMs ?? 15_000;
   const forwardNames = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS;
 
-  return function createContext(request: RequestLike): GatewayContext {
+  /** `trace`: the operation's span when tracing (AttemptContext.trace), opaque here. */
+  return function createContext(request: RequestLike, trace?: unknown): GatewayContext {
     const incomingId = request.headers.get('x-request-id');
     const requestId = incomingId && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     const deadlineAt = Date.now() + deadlineMs;
@@ -173,6 +174,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
         signal: getSignal(),
         deadlineAt,
         send: options.send,
+        trace,
       });
       return client;
     };

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createCommerceService } from '../../src/commerce-service/app.ts';
 import type { ClientCredentials } from '../../src/config.ts';
 import { createGateway, type GatewayOptions } from '../../src/gateway/create-gateway.ts';
+import { createRequestListener } from '../../src/gateway/fast-path.ts';
 import { createLogger } from '../../src/gateway/logging.ts';
 import { fetchClientToken } from '../../src/oauth-client.ts';
 import { createFaultUpstream, type FaultUpstream } from './fault-upstream.ts';
@@ -57,6 +58,8 @@ export async function startHardeningStack(
     clients?: ClientCredentials[];
     faults?: boolean;
     gateway?: Partial<GatewayOptions>;
+    /** Serve through the node:http fast path too (src/gateway/fast-path.ts). Default false. */
+    fastPath?: boolean;
   } = {},
 ): Promise<HardeningStack> {
   const clients = options.clients ?? [{ id: 'demo', secret: 'demo-secret' }];
@@ -100,7 +103,9 @@ export async function startHardeningStack(
     ...options.gateway,
     upstreamUrl: fault?.url ?? serviceUrl,
   });
-  const server = createServer(gateway);
+  const server = createServer(
+    options.fastPath ? createRequestListener(gateway, { fastPath: true }) : gateway,
+  );
   const port = await listenOnPort0(server);
   const gatewayBase = `http://127.0.0.1:${port}`;
 
