@@ -4,7 +4,8 @@
  *   - ours: `src/main.ts` with UPSTREAM_URL, NODE_ENV=production, every feature on (MAX_COST
  *     raised to 20,000 to admit the wide page); request logs off, and again with logs on (the
  *     production default) to price them; `ours-yoga` (not in the default list) is ours with the
- *     node:http fast path off, every request through Yoga's Fetch adapter;
+ *     node:http fast path off, every request through Yoga's Fetch adapter, `ours-nometrics` ours
+ *     with METRICS=0, `ours-tsx` ours through tsx when BENCH_BUILT runs a build;
  *   - naive: bench/naive-gateway.ts, Yoga + Pothos relay + undici and nothing else;
  *   - hive: Hive Gateway serving a Mesh-composed OpenAPI source (bench/peers/hive, installed
  *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out).
@@ -185,7 +186,7 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${port}/graphql`;
     let child: ChildProcess;
     let kind: Target['kind'] = 'relay';
-    if (peer === 'ours' || peer === 'ours+logs' || peer === 'ours-yoga' || peer === 'ours-tsx') {
+    if (peer.startsWith('ours')) {
       const built = process.env.BENCH_BUILT;
       const command =
         built && peer !== 'ours-tsx'
@@ -198,6 +199,8 @@ async function main(): Promise<void> {
         LOG_REQUESTS: peer === 'ours+logs' ? '1' : '0',
         // ours-yoga: every request through Yoga's Fetch adapter (the fast path off), to price it.
         FAST_PATH: peer === 'ours-yoga' ? '0' : '1',
+        // ours-nometrics: the Prometheus metrics off, to price them.
+        METRICS: peer === 'ours-nometrics' ? '0' : '1',
         // armor's cost counts first × fields: the wide page (about 6,200) is over the default
         // 5,000. Every limit stays on; this one is raised to admit the page.
         MAX_COST: '20000',
