@@ -236,9 +236,9 @@ export function createRequestListener(
 ): GatewayRequestListener {
   const yoga = gateway as unknown as YogaInternals;
   const yogaListener = gateway as unknown as Listener;
-  // With instrumentation (tracing) configured, Yoga's handler is the one that runs it.
   const masking = yoga.maskedErrorsOpts;
-  // Only gateways built by createGateway (whose plugins the fast path knows) take it.
+  // Only gateways built by createGateway (whose plugins the fast path knows) take it; with Yoga
+  // instrumentation configured, Yoga's handler is the one that runs it.
   const settings = gatewaySettings(gateway);
   if (options.fastPath === false || !settings || yoga.instrumentation || !masking) {
     return Object.assign((req: IncomingMessage, res: ServerResponse) => yogaListener(req, res), {

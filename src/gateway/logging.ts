@@ -111,6 +111,20 @@ function pathOf(url: string): string {
 }
 const OPERATION_NAME = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;
 
+/**
+ * The operation name a request asks for: its `operationName`, else the name of a document that
+ * starts with a named operation. Read from the params, before (or without) parsing.
+ */
+export function requestedOperationName(params: {
+  operationName?: unknown;
+  query?: unknown;
+}): string | undefined {
+  if (typeof params.operationName === 'string' && params.operationName !== '') {
+    return params.operationName;
+  }
+  return typeof params.query === 'string' ? OPERATION_NAME.exec(params.query)?.[1] : undefined;
+}
+
 interface RequestState {
   started: number;
   requestId: string;
@@ -149,13 +163,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
     onParams({ params, request }) {
       const state = states.get(request);
       if (!state) return;
-      const name =
-        typeof params.operationName === 'string' && params.operationName !== ''
-          ? params.operationName
-          : typeof params.query === 'string'
-            ? OPERATION_NAME.exec(params.query)?.[1]
-            : undefined;
-      state.operationName = name?.slice(0, 100);
+      state.operationName = requestedOperationName(params)?.slice(0, 100);
     },
     onExecute({ args }) {
       const context = args.contextValue as RequestState['context'] & { request?: Request };

@@ -4,7 +4,8 @@
  *
  * The gateway's selling point is CPU per request, so collecting costs a few number increments
  * in hooks that run anyway: one small state object per request, two `performance.now()` calls,
- * Map lookups keyed by strings that already exist. Everything is formatted only when scraped.
+ * Map lookups (an upstream call's key is its route template, src/upstream/route-template.ts).
+ * Everything is formatted only when scraped.
  *
  * No label ever carries a token, an id or a customer's value:
  * - `operation` is the name of an operation that passed validation (a GraphQL name from the
@@ -21,7 +22,8 @@ import type { Plugin } from 'graphql-yoga';
 import type { AttemptContext, AttemptObserver, UpstreamRequest } from '../upstream/client.ts';
 import type { GatewayError } from '../upstream/errors.ts';
 import type { BreakerState } from '../upstream/resilience.ts';
-import { MAX_DEPTH, ROUTE_WORDS } from '../upstream/route-template.ts';
+import { routeTemplate } from '../upstream/route-template.ts';
+import { requestedOperationName } from './logging.ts';
 
 export interface MetricsOptions {
   /** Distinct operation names kept as label values; later ones count as `other`. Default 100. */
@@ -46,7 +48,6 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /** Upstream calls one operation made (its budget's `used`; the default budget is 50). */
 const CALL_BUCKETS = [0, 1, 2, 5, 10, 20, 50, 100];
 const MAX_OUTCOMES = 64;
-const OPERATION_NAME = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/;
 const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -96,21 +97,8 @@ interface RequestState {
   budget: { readonly used: number } | undefined;
 }
 
-/** One node per route template: the literal words below it, `{id}`, and its counts. */
-interface RouteNode {
-  readonly template: string;
-  words: Map<string, RouteNode> | undefined;
-  id: RouteNode | undefined;
-  /** method → status (number, or a failure reason) → attempts. */
-  readonly calls: Map<string, Map<number | string, number>>;
-}
-
-const routeNode = (template: string): RouteNode => ({
-  template,
-  words: undefined,
-  id: undefined,
-  calls: new Map(),
-});
+/** method → status (number, or a failure reason) → attempts, of one route template. */
+type RouteCalls = Map<string, Map<number | string, number>>;
 
 /** A label value as the exposition format wants it (ours are bounded, but escape anyway). */
 function escapeLabel(value: string): string {
@@ -146,7 +134,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const anonymous = newOperation('anonymous');
   const outcomes = new Set<string>();
   const callsPerOperation = new Histogram(CALL_BUCKETS);
-  const root = routeNode('/v2');
+  const routes = new Map<string, RouteCalls>();
   const retries = new Map<string, number>();
   let rateLimited = 0;
   let inFlight = 0;
@@ -169,12 +157,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
    * real, so only a name already admitted is used; any other is `other`.
    */
   const unexecuted = (params: RequestState['params']): Operation => {
-    const name =
-      typeof params?.operationName === 'string' && params.operationName !== ''
-        ? params.operationName
-        : typeof params?.query === 'string'
-          ? OPERATION_NAME.exec(params.query)?.[1]
-          : undefined;
+    const name = params === undefined ? undefined : requestedOperationName(params);
     return name === undefined ? anonymous : (operations.get(name) ?? other);
   };
 
@@ -259,37 +242,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       error: GatewayError | undefined,
       context: AttemptContext,
     ) {
-      let node = root;
-      const segments = request.segments;
-      for (let i = 0; i < segments.length; i++) {
-        if (i === MAX_DEPTH) {
-          let deeper = node.words?.get('…');
-          if (deeper === undefined) {
-            deeper = routeNode(`${node.template}/…`);
-            node.words ??= new Map();
-            node.words.set('…', deeper);
-          }
-          node = deeper;
-          break;
-        }
-        const segment = segments[i] as string;
-        if (ROUTE_WORDS.has(segment)) {
-          let next = node.words?.get(segment);
-          if (next === undefined) {
-            next = routeNode(`${node.template}/${segment}`);
-            node.words ??= new Map();
-            node.words.set(segment, next);
-          }
-          node = next;
-        } else {
-          node.id ??= routeNode(`${node.template}/{id}`);
-          node = node.id;
-        }
+      const template = routeTemplate(request.segments);
+      let calls = routes.get(template);
+      if (calls === undefined) {
+        calls = new Map();
+        routes.set(template, calls);
       }
-      let byStatus = node.calls.get(request.method);
+      let byStatus = calls.get(request.method);
       if (byStatus === undefined) {
         byStatus = new Map();
-        node.calls.set(request.method, byStatus);
+        calls.set(request.method, byStatus);
       }
       const key: number | string =
         status > 0 ? status : ((error as { reason?: string } | undefined)?.reason ?? 'error');
@@ -351,18 +313,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       '# HELP gateway_upstream_requests_total Upstream HTTP attempts by method, route template and status (or failure reason).',
       '# TYPE gateway_upstream_requests_total counter',
     );
-    const walk = (node: RouteNode) => {
-      for (const [method, byStatus] of node.calls) {
+    for (const template of [...routes.keys()].sort()) {
+      for (const [method, byStatus] of routes.get(template) ?? []) {
         for (const [status, count] of byStatus) {
           lines.push(
-            `gateway_upstream_requests_total{method="${escapeLabel(method)}",route="${escapeLabel(node.template)}",status="${escapeLabel(String(status))}"} ${count}`,
+            `gateway_upstream_requests_total{method="${escapeLabel(method)}",route="${escapeLabel(template)}",status="${escapeLabel(String(status))}"} ${count}`,
           );
         }
       }
-      for (const child of node.words?.values() ?? []) walk(child);
-      if (node.id) walk(node.id);
-    };
-    walk(root);
+    }
     lines.push(
       '# HELP gateway_upstream_retries_total Upstream attempts that were retries of a failed one.',
       '# TYPE gateway_upstream_retries_total counter',

@@ -6,7 +6,7 @@
  */
 
 /** Every literal path word of the v2 routes the gateway calls (src/schema, src/upstream). */
-export const ROUTE_WORDS: ReadonlySet<string> = new Set([
+const ROUTE_WORDS: ReadonlySet<string> = new Set([
   'accounts',
   'carts',
   'checkout',
@@ -23,7 +23,7 @@ export const ROUTE_WORDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Segments kept in a template; deeper ones are folded into `/…`. */
-export const MAX_DEPTH = 8;
+const MAX_DEPTH = 8;
 
 export function routeTemplate(segments: readonly string[]): string {
   let template = '/v2';
