@@ -1,11 +1,12 @@
 /**
- * The v2 REST client. One connection pool per upstream origin (src/upstream/http1.ts) is created once per gateway
+ * The v2 REST client. One undici Pool per upstream origin is created once per gateway
  * (`createUpstreamTransport`) and shared by every request; the per-request client
  * (`createUpstreamClient`) binds the caller's Authorization header, the request id, the call
  * budget and the operation's abort signal. `sendUpstreamAttempt` performs exactly one HTTP
  * attempt and maps the answer to a typed error, so resilience (retries, breaker) can wrap it.
  */
 import { randomUUID } from 'node:crypto';
+import { type Dispatcher, Pool } from 'undici';
 import type { CallBudget } from './budget.ts';
 import {
   BadUserInputError,
@@ -19,7 +20,6 @@ import {
   UnauthenticatedError,
   UpstreamUnavailableError,
 } from './errors.ts';
-import { type Http1Answer, Http1Error, Http1Pool } from './http1.ts';
 
 /** Connection settings of the shared pool; every value has a default. */
 export interface UpstreamPoolOptions {
@@ -43,14 +43,7 @@ export interface UpstreamTransport {
   readonly origin: string;
   /** Path prefix of the configured base URL ('' or e.g. '/commerce'), without trailing slash. */
   readonly basePath: string;
-  /** One exchange with the upstream (see `exchange`); the whole body as text. */
-  exchange(
-    method: UpstreamMethod,
-    path: string,
-    headers: Record<string, string>,
-    body: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Http1Answer>;
+  readonly pool: Pool;
   readonly maxResponseBytes: number;
   /**
    * Told of every attempt sent on this transport (metrics, traces: src/gateway/metrics.ts,
@@ -85,23 +78,20 @@ export function createUpstreamTransport(
   options: UpstreamPoolOptions = {},
 ): UpstreamTransport {
   const url = new URL(baseUrl);
-  const maxResponseBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
-  // The pool never follows redirects: a 3xx reaches sendUpstreamAttempt and becomes an error,
-  // so a token can never follow a Location to another origin.
-  const pool = new Http1Pool(url.origin, {
+  const pool = new Pool(url.origin, {
     connections: options.connections ?? 64,
-    connectTimeoutMs: options.connectTimeoutMs ?? 2_000,
-    headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
-    bodyTimeoutMs: options.bodyTimeoutMs ?? 10_000,
-    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 4_000,
-    maxResponseBytes,
+    connect: { timeout: options.connectTimeoutMs ?? 2_000 },
+    headersTimeout: options.headersTimeoutMs ?? 10_000,
+    bodyTimeout: options.bodyTimeoutMs ?? 10_000,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
+    // A Pool never follows redirects by itself (no redirect interceptor is composed in): a 3xx
+    // reaches sendUpstreamAttempt and becomes an error, so a token can never follow a Location.
   });
   return {
     origin: url.origin,
     basePath: url.pathname.replace(/\/+$/, ''),
-    exchange: (method, path, headers, body, signal) =>
-      pool.request(method, path, headers, body, signal).catch(rethrowExchange),
-    maxResponseBytes,
+    pool,
+    maxResponseBytes: options.maxResponseBytes ?? 8 * 1024 * 1024,
     close: () => pool.close(),
   };
 }
@@ -198,9 +188,9 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
 
   const observer = transport.observer;
   const started = observer?.start?.(request, headers, context);
-  let answer: Http1Answer;
+  let answer: RawAnswer;
   try {
-    answer = await transport.exchange(request.method, path, headers, body, context.signal);
+    answer = await exchange(transport, request.method, path, headers, body, context.signal);
   } catch (error) {
     const failure = networkError(error, request.method);
     observer?.end(request, 0, failure, context, started);
@@ -217,20 +207,85 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
   throw failure;
 };
 
-/** The pool's own failures that are not about reaching the upstream, as the gateway's errors. */
-function rethrowExchange(error: unknown): never {
-  if (error instanceof Http1Error) {
-    if (error.code === 'UPSTREAM_RESPONSE_TOO_LARGE') {
-      throw new UpstreamUnavailableError('The commerce service sent an oversized response', {
-        reason: 'invalid-body',
-        cause: error,
-      });
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/**
+ * One request on the pool through undici's dispatch API: the body is collected straight from
+ * the parser's chunks into one string, bounded in size, so the socket goes back to the pool at
+ * its end. No Readable stream, no request handler object of undici's request API: list pages
+ * are read for every connection field, and that machinery cost more than the bytes themselves.
+ * The operation's signal aborts the request in flight (and one never sent).
+ */
+function exchange(
+  transport: UpstreamTransport,
+  method: UpstreamMethod,
+  path: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason ?? new Error('aborted'));
+      return;
     }
-    if (error.code === 'UPSTREAM_MALFORMED_RESPONSE') {
-      throw invalidBody('not HTTP/1.1', error);
-    }
-  }
-  throw error;
+    const max = transport.maxResponseBytes;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let status = 0;
+    let responseHeaders: RawAnswer['headers'] = {};
+    let controller: Dispatcher.DispatchController | undefined;
+    let abortedBefore: unknown;
+    let settled = false;
+    const onAbort = () => {
+      const reason = signal?.reason ?? new Error('aborted');
+      if (controller) controller.abort(reason);
+      else abortedBefore = reason;
+    };
+    const settle = (done: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      done();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    transport.pool.dispatch(
+      { method, path, headers, body },
+      {
+        onRequestStart(started) {
+          controller = started;
+          if (abortedBefore !== undefined) started.abort(abortedBefore as Error);
+        },
+        onResponseStart(_controller, statusCode, received) {
+          status = statusCode;
+          responseHeaders = received;
+        },
+        onResponseData(active, chunk) {
+          size += chunk.length;
+          if (size > max) {
+            active.abort(
+              new UpstreamUnavailableError('The commerce service sent an oversized response', {
+                reason: 'invalid-body',
+              }),
+            );
+            return;
+          }
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+          settle(() => resolve({ status, headers: responseHeaders, text: whole.toString('utf8') }));
+        },
+        onResponseError(_controller, error) {
+          settle(() => reject(error));
+        },
+      },
+    );
+  });
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -267,17 +322,18 @@ function parseSuccessBody(
 }
 
 const NETWORK_REASONS: Record<string, UpstreamUnavailableError['reason']> = {
-  UPSTREAM_CONNECT_TIMEOUT: 'timeout',
-  UPSTREAM_HEADERS_TIMEOUT: 'timeout',
-  UPSTREAM_BODY_TIMEOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
   ECONNREFUSED: 'connect',
   ENOTFOUND: 'connect',
   EAI_AGAIN: 'connect',
   EHOSTUNREACH: 'connect',
   ECONNRESET: 'reset',
   EPIPE: 'reset',
-  UPSTREAM_SOCKET_CLOSED: 'reset',
-  UPSTREAM_POOL_CLOSED: 'reset',
+  UND_ERR_SOCKET: 'reset',
+  UND_ERR_CLOSED: 'reset',
+  UND_ERR_ABORTED: 'aborted',
 };
 
 function networkError(error: unknown, method: UpstreamMethod): GatewayError {

@@ -116,28 +116,29 @@ export function createDefinitionReader(options: DefinitionReaderOptions): Defini
   const obtainToken = async (signal: AbortSignal): Promise<string> => {
     if (token !== undefined && Date.now() < token.renewAt) return token.value;
     // Through the upstream's own pool: the secret can only ever reach the configured origin.
-    const response = await transport.exchange(
-      'POST',
-      `${transport.basePath}/oauth/access_token`,
-      { 'content-type': 'application/x-www-form-urlencoded' },
-      new URLSearchParams({
+    const response = await transport.pool.request({
+      path: `${transport.basePath}/oauth/access_token`,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
         grant_type: 'client_credentials',
         client_id: options.credentials.clientId,
         client_secret: options.credentials.clientSecret,
       }).toString(),
       signal,
-    );
+    });
+    const text = await response.body.text();
     let body: unknown;
     try {
-      body = JSON.parse(response.text);
+      body = JSON.parse(text);
     } catch {
       body = undefined;
     }
     const accessToken = isJsonObject(body) ? body.access_token : undefined;
-    if (response.status !== 200 || typeof accessToken !== 'string') {
+    if (response.statusCode !== 200 || typeof accessToken !== 'string') {
       // The status only: the body may echo what was sent.
       throw new UnauthenticatedError(
-        `The schema credential (client "${options.credentials.clientId}") was refused: status ${response.status}`,
+        `The schema credential (client "${options.credentials.clientId}") was refused: status ${response.statusCode}`,
       );
     }
     const expiresIn =
