@@ -14,7 +14,7 @@
  * and the p50 added over the direct REST GET, and req/s at 16 connections (autocannon). Rounds
  * are interleaved and every figure is the median of the rounds; ratios are to the naive gateway.
  *
- * Run: npm run bench -- peers [--node 22]   (BENCH_ROUNDS=3, BENCH_SERIAL=1000,
+ * Run: npm run bench -- peers [--node 22]   (BENCH_ROUNDS=3, BENCH_SERIAL=1000, BENCH_WARMUP=300,
  * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive, BENCH_PAGES=narrow|wide,
  * BENCH_PROFILE=dir: write a --cpu-prof of our gateway there, BENCH_BUILT=dist/main.js: run our
  * compiled build instead of the sources through tsx, BENCH_RSS_REQUESTS=100000: our RSS over
@@ -33,6 +33,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const PEERS = (process.env.BENCH_PEERS ?? 'ours,ours+logs,naive,hive').split(',');
 const CLIENT = { id: 'bench', secret: 'bench-secret' };
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -145,7 +146,8 @@ async function serial(
   pid: number | undefined,
 ) {
   const client = new Client(origin, { pipelining: 1 });
-  for (let i = 0; i < 50; i += 1) await send(client);
+  // Each target idled while the others were measured: bring it back to its steady state first.
+  for (let i = 0; i < WARMUP; i += 1) await send(client);
   const latencies: number[] = [];
   const cpuBefore = pid === undefined ? 0 : processCpuMicros(pid);
   for (let i = 0; i < SERIAL; i += 1) {
@@ -256,7 +258,13 @@ async function main(): Promise<void> {
     process.stderr.write(
       `round ${round + 1}/${ROUNDS}, load average ${loadavg()[0]?.toFixed(2)}\n`,
     );
-    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    // Every round starts at another target and alternates direction, so no target keeps the
+    // place after the direct measurement or after a heavier peer's load.
+    const rotated = [
+      ...targets.slice(round % targets.length),
+      ...targets.slice(0, round % targets.length),
+    ];
+    const order = round % 2 === 0 ? rotated : rotated.reverse();
     for (const page of PAGES) {
       const direct = await serial(
         serviceUrl,
