@@ -69,3 +69,13 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Polls `check` every 100 ms until it holds (a throw counts as not yet). */
+export async function waitUntil(check: () => Promise<boolean>, what: string, ms = 120_000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not come up within ${ms / 1000} s`);
+}

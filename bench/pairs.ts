@@ -20,7 +20,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Client } from 'undici';
 import { fetchClientToken } from '../src/oauth-client.ts';
-import { autocannon, freePort, median, processCpuMicros } from './lib.ts';
+import { autocannon, freePort, median, processCpuMicros, waitUntil } from './lib.ts';
 
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 500);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 12);
@@ -45,18 +45,6 @@ function start(args: string[], env: Record<string, string>): ChildProcess {
   });
 }
 
-async function until(url: string, init?: RequestInit): Promise<void> {
-  for (let i = 0; i < 600; i += 1) {
-    const status = await fetch(url, init).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status > 0 && status < 500) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 const variantsEnv = process.argv.slice(2).map((arg) => JSON.parse(arg) as Record<string, string>);
 if (variantsEnv.length === 0) {
   console.error('give each variant as a JSON object of environment variables (see the header)');
@@ -70,7 +58,7 @@ const service = start(['--import', 'tsx/esm', 'src/commerce-service/main.ts'], {
   COMMERCE_DB: ':memory:',
   COMMERCE_CLIENTS: `${CLIENT.id}:${CLIENT.secret}`,
 });
-await until(`${serviceUrl}/healthz`);
+await waitUntil(async () => (await fetch(`${serviceUrl}/healthz`)).status < 500, 'service');
 const token = await fetchClientToken(serviceUrl, CLIENT);
 const body = JSON.stringify({ query: QUERY });
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
@@ -93,7 +81,10 @@ for (const env of variantsEnv) {
     ...env,
   });
   const url = `http://127.0.0.1:${port}`;
-  await until(`${url}/graphql`, { method: 'POST', headers, body });
+  await waitUntil(
+    async () => (await fetch(`${url}/graphql`, { method: 'POST', headers, body })).status === 200,
+    JSON.stringify(env),
+  );
   variants.push({ env, url, child, client: new Client(url), samples: [], service: [] });
 }
 

@@ -27,7 +27,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from 'undici';
 import { fetchClientToken } from '../src/oauth-client.ts';
-import { autocannon, freePort, median, percentile, processCpuMicros, processRssMb } from './lib.ts';
+import {
+  autocannon,
+  freePort,
+  median,
+  percentile,
+  processCpuMicros,
+  processRssMb,
+  waitUntil,
+} from './lib.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 1000);
@@ -91,15 +99,6 @@ interface Target {
   kind: 'relay' | 'mesh';
   url: string;
   child: ChildProcess;
-}
-
-async function waitUntil(check: () => Promise<boolean>, what: string, ms = 120_000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what} did not come up within ${ms / 1000} s`);
 }
 
 function start(command: string[], env: Record<string, string>): ChildProcess {
