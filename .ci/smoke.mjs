@@ -144,7 +144,8 @@ if (failures.length > 0) {
 
 // A refusal by the query limits is the caller's error with its code, never a 500: under
 // `node --import tsx`, tsx's CommonJS hook loads a second copy of graphql for graphql-armor, whose
-// errors Yoga then cannot recognise (npm start uses `--import tsx/esm`).
+// errors Yoga then cannot recognise (npm start runs scripts/ts.mjs: Node's own type stripping, or
+// where Node has none, tsx's ESM hooks alone).
 // Far over MAX_COST: ten wide pages of 1,000 orders (armor's cost counts first × fields).
 const wide = 'id upstreamId status payment shipping customerName customerEmail createdAt updatedAt';
 const overLimit = `{ ${Array.from(

@@ -70,9 +70,7 @@ async function main(): Promise<void> {
   db.close();
   console.log(`seeded ${ORDERS} orders in ${ms(performance.now() - seedStart)}`);
 
-  const child = fork(fileURLToPath(import.meta.url), ['--service', dbPath], {
-    execArgv: ['--import', 'tsx/esm'],
-  });
+  const child = fork('scripts/ts.mjs', [fileURLToPath(import.meta.url), '--service', dbPath]);
   const serviceUrl = await new Promise<string>((resolve, reject) => {
     child.once('message', (message) => resolve(String(message)));
     child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
@@ -222,7 +220,8 @@ if (process.argv[2] === '--service') await serve(process.argv[3] as string);
 else if (process.env.NODE_ENV !== 'production') {
   // graphql-js reads NODE_ENV when it loads (its development-mode checks cost ~5% of the
   // gateway's CPU here), so run again as production runs, with the variable set from the start.
-  const rerun = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+  const again = [...process.execArgv, 'scripts/ts.mjs', ...process.argv.slice(1)];
+  const rerun = spawnSync(process.execPath, again, {
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: 'inherit',
   });

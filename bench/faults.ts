@@ -117,7 +117,7 @@ let stopping = false;
 
 async function main(): Promise<void> {
   const self = fileURLToPath(import.meta.url);
-  const upstream = spawn(process.execPath, ['--import', 'tsx/esm', self, 'upstream'], {
+  const upstream = spawn(process.execPath, ['scripts/ts.mjs', self, 'upstream'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const { url: upstreamUrl, serviceUrl } = (await nextJson(upstream)) as {
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     return reply;
   };
 
-  const gateway = spawn(process.execPath, ['--import', 'tsx/esm', 'src/main.ts'], {
+  const gateway = spawn(process.execPath, ['scripts/ts.mjs', 'src/main.ts'], {
     env: {
       ...process.env,
       NODE_ENV: 'production',

@@ -5,7 +5,7 @@
  * none of commerce-gateway's features: no resilience, budget, pinned cursors, loaders, limits,
  * CSRF, masking of its own, health or logs. Bench use only (bench/peers.ts), never product code.
  *
- *   UPSTREAM_URL=http://127.0.0.1:4010 PORT=4100 node --import tsx/esm bench/naive-gateway.ts
+ *   UPSTREAM_URL=http://127.0.0.1:4010 PORT=4100 node scripts/ts.mjs bench/naive-gateway.ts
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

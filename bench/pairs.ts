@@ -9,7 +9,9 @@
  * Every argument is one variant: a JSON object of environment variables for `src/main.ts`
  * (`UPSTREAM_URL`, `PORT`, `NODE_ENV=production`, `LOG_REQUESTS=0` and `MAX_COST=20000` are
  * set), plus `ENTRY` (another entry: `dist/main.js`, `bench/naive-gateway.ts`, …), `FLAGS`
- * (node flags, space-separated) and `PROF` (a directory for a --cpu-prof of that variant).
+ * (node flags, space-separated), `PROF` (a directory for a --cpu-prof of that variant) and
+ * `TSX=1` (a .ts entry through the tsx loader; by default one runs as `npm start` runs its entry,
+ * through scripts/ts.mjs).
  *
  * Run: npx tsx bench/pairs.ts '{"ENTRY":"bench/naive-gateway.ts"}' '{}' '{"METRICS":"0"}'
  * (BENCH_BLOCK=500 requests per block, BENCH_BLOCKS=12, BENCH_WARMUP=2000 per variant first,
@@ -52,7 +54,7 @@ if (variantsEnv.length === 0) {
 }
 const servicePort = await freePort();
 const serviceUrl = `http://127.0.0.1:${servicePort}`;
-const service = start(['--import', 'tsx/esm', 'src/commerce-service/main.ts'], {
+const service = start(['scripts/ts.mjs', 'src/commerce-service/main.ts'], {
   PORT: String(servicePort),
   HOST: '127.0.0.1',
   COMMERCE_DB: ':memory:',
@@ -71,7 +73,12 @@ for (const env of variantsEnv) {
     ...(env.PROF ? ['--cpu-prof', `--cpu-prof-dir=${env.PROF}`] : []),
     ...(env.FLAGS ? env.FLAGS.split(' ') : []),
   ];
-  const args = entry.endsWith('.js') ? [...flags, entry] : [...flags, '--import', 'tsx/esm', entry];
+  // A .ts entry as `npm start` runs one (scripts/ts.mjs); `TSX=1`: through the tsx loader.
+  const args = entry.endsWith('.js')
+    ? [...flags, entry]
+    : env.TSX === '1'
+      ? [...flags, '--import', 'tsx/esm', entry]
+      : [...flags, 'scripts/ts.mjs', entry];
   const child = start(args, {
     PORT: String(port),
     HOST: '127.0.0.1',

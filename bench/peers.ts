@@ -5,7 +5,8 @@
  *     raised to 20,000 to admit the wide page); request logs off, and again with logs on (the
  *     production default) to price them; `ours-yoga` (not in the default list) is ours with the
  *     node:http fast path off, every request through Yoga's Fetch adapter, `ours-nometrics` ours
- *     with METRICS=0, `ours-tsx` ours through tsx when BENCH_BUILT runs a build;
+ *     with METRICS=0, `ours-tsx` ours through the tsx loader (`npm start` and every entry here
+ *     run through scripts/ts.mjs: Node's own type stripping);
  *   - naive: bench/naive-gateway.ts, Yoga + Pothos relay + undici and nothing else;
  *   - hive: Hive Gateway serving a Mesh-composed OpenAPI source (bench/peers/hive, installed
  *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out).
@@ -17,7 +18,7 @@
  * Run: npm run bench -- peers [--node 22]   (BENCH_ROUNDS=3, BENCH_SERIAL=1000, BENCH_WARMUP=300,
  * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive, BENCH_PAGES=narrow|wide,
  * BENCH_PROFILE=dir: write a --cpu-prof of our gateway there, BENCH_BUILT=dist/main.js: run our
- * compiled build instead of the sources through tsx, BENCH_RSS_REQUESTS=100000: our RSS over
+ * compiled build instead of the sources, BENCH_RSS_REQUESTS=100000: our RSS over
  * that many requests after the rounds)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -119,6 +120,14 @@ const profileFlags = (profile: boolean) =>
   profile && process.env.BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
     : [];
+/** A TypeScript entry as `npm start` runs one (scripts/ts.mjs: Node's own type stripping). */
+const launch = (file: string, profile = false) => [
+  process.execPath,
+  ...profileFlags(profile),
+  'scripts/ts.mjs',
+  file,
+];
+/** The same entry through the tsx loader, as `npm start` ran before scripts/ts.mjs. */
 const tsx = (file: string, profile = false) => [
   process.execPath,
   ...profileFlags(profile),
@@ -171,7 +180,7 @@ interface Sample {
 async function main(): Promise<void> {
   const servicePort = await freePort();
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
-  const service = start(tsx('src/commerce-service/main.ts'), {
+  const service = start(launch('src/commerce-service/main.ts'), {
     PORT: String(servicePort),
     HOST: '127.0.0.1',
     COMMERCE_DB: ':memory:',
@@ -190,9 +199,11 @@ async function main(): Promise<void> {
     if (peer.startsWith('ours')) {
       const built = process.env.BENCH_BUILT;
       const command =
-        built && peer !== 'ours-tsx'
-          ? [process.execPath, ...profileFlags(peer === 'ours'), built]
-          : tsx('src/main.ts', peer === 'ours');
+        peer === 'ours-tsx'
+          ? tsx('src/main.ts')
+          : built
+            ? [process.execPath, ...profileFlags(peer === 'ours'), built]
+            : launch('src/main.ts', peer === 'ours');
       child = start(command, {
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -207,7 +218,7 @@ async function main(): Promise<void> {
         MAX_COST: '20000',
       });
     } else if (peer === 'naive') {
-      child = start(tsx('bench/naive-gateway.ts', true), {
+      child = start(launch('bench/naive-gateway.ts', true), {
         PORT: String(port),
         UPSTREAM_URL: serviceUrl,
       });

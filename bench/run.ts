@@ -61,7 +61,8 @@ function versionOf(node: string): string {
 /** Runs one benchmark file on one node, each output line prefixed with that node's version. */
 function runOne(node: string, file: string): Promise<number> {
   const tag = `[Node ${versionOf(node)}]`;
-  const child = spawn(node, ['--import', 'tsx/esm', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // As `npm start` runs its entry: Node's own type stripping where there is one, else tsx.
+  const child = spawn(node, ['scripts/ts.mjs', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) =>
     new Promise<void>((resolve) => {
       const lines = createInterface({ input: stream, crlfDelay: Infinity });

@@ -56,7 +56,9 @@ class Histogram {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
-  constructor(readonly bounds: readonly number[]) {
+  readonly bounds: readonly number[];
+  constructor(bounds: readonly number[]) {
+    this.bounds = bounds;
     this.counts = new Float64Array(bounds.length + 1);
   }
   observe(value: number): void {

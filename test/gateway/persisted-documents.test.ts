@@ -112,7 +112,7 @@ describe('manifests', () => {
   });
 
   it('npm start with a bad manifest exits 1 with the reason, before starting anything', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx/esm', 'src/main.ts'], {
+    const run = spawnSync(process.execPath, ['scripts/ts.mjs', 'src/main.ts'], {
       encoding: 'utf8',
       env: {
         ...process.env,

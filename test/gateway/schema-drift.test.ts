@@ -51,7 +51,7 @@ describe('schema.graphql', () => {
   it('`npm run schema -- --check` fails on drift', () => {
     const run = spawnSync(
       process.execPath,
-      ['--import', 'tsx/esm', 'scripts/print-schema.ts', '--check'],
+      ['scripts/ts.mjs', 'scripts/print-schema.ts', '--check'],
       {
         encoding: 'utf8',
       },
@@ -192,7 +192,7 @@ describe('schema.typed.graphql (the demo store’s full schema)', () => {
   it('`npm run schema -- --typed --check` fails on drift', () => {
     const run = spawnSync(
       process.execPath,
-      ['--import', 'tsx/esm', 'scripts/print-schema.ts', '--typed', '--check'],
+      ['scripts/ts.mjs', 'scripts/print-schema.ts', '--typed', '--check'],
       { encoding: 'utf8' },
     );
     expect(run.stdout + run.stderr).toMatch(/schema.typed.graphql is up to date/);

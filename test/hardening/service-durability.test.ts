@@ -28,7 +28,7 @@ afterAll(() => {
 });
 
 async function startService(dbPath: string): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx/esm', 'src/commerce-service/main.ts'], {
+  const child = spawn(process.execPath, ['scripts/ts.mjs', 'src/commerce-service/main.ts'], {
     env: {
       ...process.env,
       PORT: '0',

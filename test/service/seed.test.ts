@@ -256,7 +256,7 @@ describe('npm run seed (seed-cli)', () => {
     dirs.push(dir);
     const dbPath = join(dir, 'nested', 'c.db');
     const env = { ...process.env, COMMERCE_CLIENTS: 'alpha:a,beta:b' };
-    const cli = ['--import', 'tsx/esm', 'src/commerce-service/seed-cli.ts'];
+    const cli = ['scripts/ts.mjs', 'src/commerce-service/seed-cli.ts'];
     const first = await run(process.execPath, [...cli, '--orders', '300', '--db', dbPath], { env });
     expect(first.stdout).toMatch(/300 orders/);
     await run(process.execPath, [...cli, '--orders', '120', '--db', dbPath], { env });
