@@ -40,6 +40,7 @@ import { createMetrics, type Metrics, type MetricsOptions } from './metrics.ts';
 import { type PersistedDocuments, persistedDocumentsPlugin } from './persisted-documents.ts';
 import { createTracing } from './tracing.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
+import { validationCachePlugin } from './validation-cache.ts';
 
 export interface GatewayOptions {
   /** Base URL of the v2 service, without `/v2` (e.g. `http://127.0.0.1:4010`). */
@@ -241,7 +242,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(options.jit === false ? [] : [jitPlugin(jit)]),
       finishSessionPlugin,
       { onDispose: () => transport.close() },
+      // After every plugin that adds a validation rule, where Yoga's own cache would be.
+      validationCachePlugin(),
     ],
+    // Yoga's parse cache stays; its validation cache is replaced (./validation-cache.ts).
+    parserAndValidationCache: { validationCache: false },
   });
   if (metrics && resilience) {
     const breaker = resilience.breaker(transport.origin);
