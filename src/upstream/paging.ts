@@ -289,6 +289,8 @@ function isStrictlyOrdered(rows: Row<unknown>[], from: Position | undefined, des
 
 /** Runs tasks with at most `concurrency` in flight; results in task order; stops on failure. */
 async function runLimited<R>(tasks: (() => Promise<R>)[], concurrency: number): Promise<R[]> {
+  // Most pages are one call: no workers to start for it.
+  if (tasks.length === 1) return [await (tasks[0] as () => Promise<R>)()];
   const results = new Array<R>(tasks.length);
   let next = 0;
   let failed = false;
@@ -751,13 +753,18 @@ export async function paginate<T>(options: PaginateOptions<T>): Promise<Connecti
   );
 
   const { total } = window;
-  const encoder = createCursorEncoder(identity, pin, total);
+  // Made when the first cursor is read: many queries read none (no cursor, no pageInfo).
+  let encoder: CursorEncoder | undefined;
+  const encode: CursorEncoder = (index, sortValue, id) => {
+    encoder ??= createCursorEncoder(identity, pin, total);
+    return encoder(index, sortValue, id);
+  };
   const edges = window.rows.map((row, k) => {
     const runIndex = window.start + k;
     const index = backward ? total - 1 - runIndex : runIndex;
     return new LazyEdge(
       row.node,
-      encoder,
+      encode,
       index,
       sortKey === 'id' ? undefined : row.pos.value,
       row.pos.id,
@@ -769,8 +776,12 @@ export async function paginate<T>(options: PaginateOptions<T>): Promise<Connecti
     pageInfo: {
       hasNextPage: backward ? window.less : window.more,
       hasPreviousPage: backward ? window.more : window.less,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges[edges.length - 1]?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges[edges.length - 1]?.cursor ?? null;
+      },
     },
     totalCount: total,
     pinnedAt: pin,
