@@ -53,6 +53,28 @@ describe('secret scrubbing', () => {
     expect(lines[0]).not.toContain('sekrit123');
     expect(parsed.error.stack).toBeUndefined();
   });
+
+  it('finds errors at any depth and secret words in any case, and leaves other lines as built', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line) });
+    logger.log('warn', 'nested', {
+      attempts: [{ error: Object.assign(new Error('e1'), { reason: 'timeout' }) }],
+      note: 'PassWord=hunter2',
+      header: 'x-moltin-customer-TOKEN: abc123',
+      upstream: 'BEARER zz9',
+    });
+    const nested = JSON.parse(lines[0] as string);
+    expect(nested.attempts[0].error).toEqual({ name: 'Error', message: 'e1', reason: 'timeout' });
+    for (const secret of ['hunter2', 'abc123', 'zz9']) expect(lines[0]).not.toContain(secret);
+    logger.log('info', 'request', { requestId: 'r1', status: 200, errorCodes: ['NOT_FOUND'] });
+    expect(JSON.parse(lines[1] as string)).toMatchObject({
+      level: 'info',
+      msg: 'request',
+      requestId: 'r1',
+      status: 200,
+      errorCodes: ['NOT_FOUND'],
+    });
+  });
 });
 
 describe('graceful shutdown', () => {
