@@ -353,6 +353,12 @@ async function main(): Promise<void> {
           `${ratio('rps').toFixed(2).padStart(8)}`,
       );
     }
+    // Every round's own figures, so the spread behind each median is on the record.
+    for (const target of targets) {
+      const own = samples.get(`${page.name}|${target.name}`) ?? [];
+      const list = (key: keyof Sample) => own.map((s) => s[key].toFixed(0)).join(' ');
+      console.log(`  ${target.name} by round: CPU µs ${list('cpu')}; req/s ${list('rps')}`);
+    }
   }
   const rss = targets
     .map(
