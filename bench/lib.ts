@@ -1,7 +1,9 @@
 /** Small helpers the benchmarks share: autocannon's typed entry, medians, CPU of a process. */
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { fetchClientToken } from '../src/oauth-client.ts';
 
 export interface AutocannonResult {
   requests: { average: number; total: number };
@@ -78,4 +80,27 @@ export async function waitUntil(check: () => Promise<boolean>, what: string, ms 
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${what} did not come up within ${ms / 1000} s`);
+}
+
+/** The client the benches use against the embedded service (the demo store is seeded for it). */
+export const BENCH_CLIENT = { id: 'bench', secret: 'bench-secret' };
+
+/**
+ * The embedded service in its own process, as `npm run service` runs it (scripts/ts.mjs), on a
+ * free port with an in-memory database; resolves once it answers, with a token for BENCH_CLIENT.
+ * `start` spawns `node ARGS` with that environment added (each bench keeps its own handling).
+ */
+export async function startBenchService(
+  start: (args: string[], env: Record<string, string>) => ChildProcess,
+): Promise<{ child: ChildProcess; url: string; token: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = start(['scripts/ts.mjs', 'src/commerce-service/main.ts'], {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    COMMERCE_DB: ':memory:',
+    COMMERCE_CLIENTS: `${BENCH_CLIENT.id}:${BENCH_CLIENT.secret}`,
+  });
+  await waitUntil(async () => (await fetch(`${url}/healthz`)).status < 500, 'service');
+  return { child, url, token: await fetchClientToken(url, BENCH_CLIENT) };
 }

@@ -21,15 +21,20 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { Client } from 'undici';
-import { fetchClientToken } from '../src/oauth-client.ts';
-import { autocannon, freePort, median, processCpuMicros, waitUntil } from './lib.ts';
+import {
+  autocannon,
+  freePort,
+  median,
+  processCpuMicros,
+  startBenchService,
+  waitUntil,
+} from './lib.ts';
 
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 500);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 12);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const QUERY = process.env.BENCH_QUERY ?? '{ orders(first: 25) { edges { node { id status } } } }';
-const CLIENT = { id: 'bench', secret: 'bench-secret' };
 
 interface Variant {
   env: Record<string, string>;
@@ -52,16 +57,7 @@ if (variantsEnv.length === 0) {
   console.error('give each variant as a JSON object of environment variables (see the header)');
   process.exit(2);
 }
-const servicePort = await freePort();
-const serviceUrl = `http://127.0.0.1:${servicePort}`;
-const service = start(['scripts/ts.mjs', 'src/commerce-service/main.ts'], {
-  PORT: String(servicePort),
-  HOST: '127.0.0.1',
-  COMMERCE_DB: ':memory:',
-  COMMERCE_CLIENTS: `${CLIENT.id}:${CLIENT.secret}`,
-});
-await waitUntil(async () => (await fetch(`${serviceUrl}/healthz`)).status < 500, 'service');
-const token = await fetchClientToken(serviceUrl, CLIENT);
+const { child: service, url: serviceUrl, token } = await startBenchService(start);
 const body = JSON.stringify({ query: QUERY });
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
 

@@ -27,7 +27,6 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from 'undici';
-import { fetchClientToken } from '../src/oauth-client.ts';
 import {
   autocannon,
   freePort,
@@ -35,6 +34,7 @@ import {
   percentile,
   processCpuMicros,
   processRssMb,
+  startBenchService,
   waitUntil,
 } from './lib.ts';
 
@@ -44,7 +44,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const PEERS = (process.env.BENCH_PEERS ?? 'ours,ours+logs,naive,hive').split(',');
-const CLIENT = { id: 'bench', secret: 'bench-secret' };
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface Page {
@@ -178,16 +177,11 @@ interface Sample {
 }
 
 async function main(): Promise<void> {
-  const servicePort = await freePort();
-  const serviceUrl = `http://127.0.0.1:${servicePort}`;
-  const service = start(launch('src/commerce-service/main.ts'), {
-    PORT: String(servicePort),
-    HOST: '127.0.0.1',
-    COMMERCE_DB: ':memory:',
-    COMMERCE_CLIENTS: `${CLIENT.id}:${CLIENT.secret}`,
-  });
-  await waitUntil(async () => (await fetch(`${serviceUrl}/healthz`)).status < 500, 'service');
-  const token = await fetchClientToken(serviceUrl, CLIENT);
+  const {
+    child: service,
+    url: serviceUrl,
+    token,
+  } = await startBenchService((args, env) => start([process.execPath, ...args], env));
   process.stderr.write(`service up at ${serviceUrl}\n`);
 
   const targets: Target[] = [];
