@@ -13,6 +13,7 @@ import {
   parsePort,
   type ServiceConfig,
 } from './commerce-service/config.ts';
+import { DEFAULT_CALL_BUDGET } from './upstream/budget.ts';
 import {
   DEFAULT_FORWARDED_HEADERS,
   refuseForwardedHeaderName,
@@ -63,7 +64,7 @@ export interface GatewayConfig {
   jit?: boolean;
   /** How long SIGTERM waits for in-flight requests before closing them. `SHUTDOWN_TIMEOUT_MS`, default 10000. */
   shutdownTimeoutMs?: number;
-  /** Upstream calls one GraphQL operation may make. `UPSTREAM_CALL_BUDGET`, default 50. */
+  /** Upstream calls one GraphQL operation may make. `UPSTREAM_CALL_BUDGET`, default DEFAULT_CALL_BUDGET. */
   callBudget?: number;
   /** Limits of the pagination planner (see src/upstream/paging.ts). */
   paging?: Partial<PagingConfigValues>;
@@ -236,7 +237,7 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     fastPath: parseBool('FAST_PATH', env.FAST_PATH, true),
     jit: parseBool('JIT', env.JIT, true),
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10000),
-    callBudget: parseCount('UPSTREAM_CALL_BUDGET', env.UPSTREAM_CALL_BUDGET, 50),
+    callBudget: parseCount('UPSTREAM_CALL_BUDGET', env.UPSTREAM_CALL_BUDGET, DEFAULT_CALL_BUDGET),
     paging: pagingFromEnv(env),
     typedSchema: typedSchemaFromEnv(env),
     persistedDocumentsPath: env.PERSISTED_DOCUMENTS || undefined,
