@@ -1,10 +1,11 @@
 /**
  * The floors hold by construction, read from the sources: the embedded commerce service
  * (`npm run service`, `npm run seed`) imports nothing from the rest of src/ and no GraphQL
- * package, so it runs, and can be moved out, without the gateway. The walker
- * (test/support/import-graph.ts) is checked first on every import form it must see.
+ * package, so it runs, and can be moved out, without the gateway; and every runtime dependency
+ * is imported by the code that ships. The walker (test/support/import-graph.ts) is checked
+ * first on every import form it must see.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { importSpecifiers, walkImportGraph } from '../support/import-graph.ts';
 
@@ -100,5 +101,23 @@ describe('the embedded commerce service stands apart', () => {
       .filter((edge) => edge.packageName !== undefined && GRAPHQL_PACKAGE.test(edge.packageName))
       .map((edge) => `${edge.from} → ${edge.specifier}`);
     expect(graphqlImports).toEqual([]);
+  });
+});
+
+describe('dependencies', () => {
+  it('every runtime dependency is imported by the code that ships', () => {
+    // npm start, npm run service and seed, the library entry, and the launcher that runs them.
+    const graph = walkImportGraph([
+      'src/main.ts',
+      'src/index.ts',
+      `${SERVICE}main.ts`,
+      `${SERVICE}seed-cli.ts`,
+      'scripts/ts.mjs',
+    ]);
+    const imported = new Set(graph.edges.map((edge) => edge.packageName));
+    const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(Object.keys(dependencies).filter((name) => !imported.has(name))).toEqual([]);
   });
 });
