@@ -13,7 +13,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { createCommerceService } from '../src/commerce-service/app.ts';
-import { DEFAULT_CLIENTS } from '../src/config.ts';
+import { DEFAULT_CLIENTS } from '../src/commerce-service/config.ts';
 import { printSubgraphSchema } from '../src/schema/federation.ts';
 import { schema } from '../src/schema/index.ts';
 import { buildTypedSchema } from '../src/schema/typed/build-typed-schema.ts';

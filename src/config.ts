@@ -1,33 +1,27 @@
 /**
- * The one place that reads the environment. Everything else receives a typed config object,
- * so tests can build any configuration without touching process.env.
+ * The one place that reads the gateway's environment; it reads no file. Everything else receives
+ * a typed config object, so tests can build any configuration without touching process.env. The
+ * embedded service's variables are read by the service's own loader (src/commerce-service/
+ * config.ts), which loadConfig calls so that `npm start` refuses a bad environment at once.
  */
-import { ManifestError, readPersistedDocuments } from './gateway/persisted-documents.ts';
+import {
+  type ClientCredentials,
+  ConfigError,
+  type Env,
+  loadEmbeddedServiceConfig,
+  parseBool,
+  parsePort,
+  type ServiceConfig,
+} from './commerce-service/config.ts';
+import { DEFAULT_CALL_BUDGET } from './upstream/budget.ts';
 import {
   DEFAULT_FORWARDED_HEADERS,
   refuseForwardedHeaderName,
 } from './upstream/forwarded-headers.ts';
 import { DEFAULT_PAGING_LIMITS } from './upstream/paging.ts';
 
-/** A client of the embedded commerce service; each client owns one store. */
-export interface ClientCredentials {
-  id: string;
-  secret: string;
-}
-
-/** Settings of the embedded v2 commerce service. */
-export interface ServiceConfig {
-  /** Port of the service. `COMMERCE_PORT` beside the gateway (default 4010), `PORT` when run alone. */
-  port: number;
-  /** Host to bind. `HOST`, default `127.0.0.1` beside the gateway. */
-  host: string;
-  /** SQLite database path, or `:memory:`. `COMMERCE_DB`, default `.data/commerce.db`. */
-  dbPath: string;
-  /** Configured clients, one store each; the first is the demo store. `COMMERCE_CLIENTS`. */
-  clients: ClientCredentials[];
-  /** Seed the demo store when the database is empty. `COMMERCE_SEED=0` turns it off. Default on. */
-  seed: boolean;
-}
+// The service's config is the lower floor: the gateway's re-exports what its callers use.
+export { type ClientCredentials, ConfigError, type ServiceConfig };
 
 /** Settings of the GraphQL gateway. */
 export interface GatewayConfig {
@@ -70,17 +64,18 @@ export interface GatewayConfig {
   jit?: boolean;
   /** How long SIGTERM waits for in-flight requests before closing them. `SHUTDOWN_TIMEOUT_MS`, default 10000. */
   shutdownTimeoutMs?: number;
-  /** Upstream calls one GraphQL operation may make. `UPSTREAM_CALL_BUDGET`, default 50. */
+  /** Upstream calls one GraphQL operation may make. `UPSTREAM_CALL_BUDGET`, default DEFAULT_CALL_BUDGET. */
   callBudget?: number;
   /** Limits of the pagination planner (see src/upstream/paging.ts). */
   paging?: Partial<PagingConfigValues>;
   /** The typed Custom API schema (src/schema/typed/). */
   typedSchema?: TypedSchemaConfig;
   /**
-   * Trusted documents by id, read at start from the manifest file `PERSISTED_DOCUMENTS` (Apollo
-   * or Relay format): only these operations run. Default: unset, any document runs.
+   * Path of the trusted-documents manifest (Apollo or Relay format), `PERSISTED_DOCUMENTS`: read
+   * at start by loadPersistedDocuments (src/gateway/persisted-documents.ts); only its operations
+   * run. Default: unset, any document runs.
    */
-  persistedDocuments?: ReadonlyMap<string, string>;
+  persistedDocumentsPath?: string | undefined;
   /**
    * Caller headers forwarded upstream besides Authorization. `FORWARD_HEADERS` (see
    * parseForwardHeaders); default the v2 customer, account-member and currency headers.
@@ -176,49 +171,6 @@ export interface Config {
   service: ServiceConfig;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  readonly code = 'INVALID_CONFIG';
-}
-
-type Env = Record<string, string | undefined>;
-
-export const DEFAULT_CLIENTS: ClientCredentials[] = [{ id: 'demo', secret: 'demo-secret' }];
-
-export function parsePort(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`${name} must be an integer port between 0 and 65535, got "${raw}"`);
-  }
-  return port;
-}
-
-export function parseClients(raw: string | undefined): ClientCredentials[] {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_CLIENTS;
-  const clients = raw.split(',').map((pair) => {
-    const at = pair.indexOf(':');
-    const id = pair.slice(0, at).trim();
-    const secret = pair.slice(at + 1).trim();
-    if (at <= 0 || id === '' || secret === '') {
-      throw new ConfigError('COMMERCE_CLIENTS must be a comma-separated list of id:secret pairs');
-    }
-    return { id, secret };
-  });
-  const ids = new Set(clients.map((c) => c.id));
-  if (ids.size !== clients.length) {
-    throw new ConfigError('COMMERCE_CLIENTS lists the same client id twice');
-  }
-  return clients;
-}
-
-function parseBool(name: string, raw: string | undefined, fallback: boolean): boolean {
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
-  throw new ConfigError(`${name} must be a boolean (1/0, true/false), got "${raw}"`);
-}
-
 function parseCount(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -246,16 +198,6 @@ function parseUrl(name: string, raw: string | undefined): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
-function serviceFromEnv(env: Env, port: number): ServiceConfig {
-  return {
-    port,
-    host: env.HOST ?? '127.0.0.1',
-    dbPath: env.COMMERCE_DB || '.data/commerce.db',
-    clients: parseClients(env.COMMERCE_CLIENTS),
-    seed: parseBool('COMMERCE_SEED', env.COMMERCE_SEED, true),
-  };
-}
-
 /** Configuration of `npm start`: the gateway, and the embedded service beside it. */
 export function loadConfig(env: Env = process.env): Config {
   return {
@@ -265,16 +207,8 @@ export function loadConfig(env: Env = process.env): Config {
       upstreamUrl: parseUrl('UPSTREAM_URL', env.UPSTREAM_URL),
       ...hardeningFromEnv(env),
     },
-    service: serviceFromEnv(
-      { ...env, HOST: '127.0.0.1' },
-      parsePort('COMMERCE_PORT', env.COMMERCE_PORT, 4010),
-    ),
+    service: loadEmbeddedServiceConfig(env),
   };
-}
-
-/** Configuration of `npm run service`: the commerce service alone, on `PORT` (default 4010). */
-export function loadServiceConfig(env: Env = process.env): ServiceConfig {
-  return serviceFromEnv({ ...env, HOST: env.HOST ?? '0.0.0.0' }, parsePort('PORT', env.PORT, 4010));
 }
 
 function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upstreamUrl'> {
@@ -303,10 +237,10 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     fastPath: parseBool('FAST_PATH', env.FAST_PATH, true),
     jit: parseBool('JIT', env.JIT, true),
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10000),
-    callBudget: parseCount('UPSTREAM_CALL_BUDGET', env.UPSTREAM_CALL_BUDGET, 50),
+    callBudget: parseCount('UPSTREAM_CALL_BUDGET', env.UPSTREAM_CALL_BUDGET, DEFAULT_CALL_BUDGET),
     paging: pagingFromEnv(env),
     typedSchema: typedSchemaFromEnv(env),
-    persistedDocuments: persistedDocumentsFromEnv(env),
+    persistedDocumentsPath: env.PERSISTED_DOCUMENTS || undefined,
     forwardHeaders: parseForwardHeaders(env.FORWARD_HEADERS),
     metrics: parseBool('METRICS', env.METRICS, true),
     metricsPort:
@@ -315,18 +249,6 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
         : parsePort('METRICS_PORT', env.METRICS_PORT, 0),
     tracing: tracingFromEnv(env),
   };
-}
-
-function persistedDocumentsFromEnv(env: Env): ReadonlyMap<string, string> | undefined {
-  const path = env.PERSISTED_DOCUMENTS ?? '';
-  if (path === '') return undefined;
-  try {
-    return readPersistedDocuments(path);
-  } catch (error) {
-    if (error instanceof ManifestError)
-      throw new ConfigError(`PERSISTED_DOCUMENTS: ${error.message}`);
-    throw error;
-  }
 }
 
 /**

@@ -12,6 +12,7 @@ import { createRequestListener } from './gateway/fast-path.ts';
 import { createHealth } from './gateway/health.ts';
 import { createLogger } from './gateway/logging.ts';
 import { metricsListener } from './gateway/metrics.ts';
+import { loadPersistedDocuments } from './gateway/persisted-documents.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
 import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
 import { fetchClientToken } from './oauth-client.ts';
@@ -22,6 +23,8 @@ const DEMO_TOKEN_RENEW_MS = 50 * 60 * 1000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Read before anything starts: a manifest that cannot be used stops startup with the reason.
+  const persistedDocuments = loadPersistedDocuments(config.gateway.persistedDocumentsPath);
   const started = Date.now();
 
   let upstreamUrl = config.gateway.upstreamUrl;
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
     production: g.production,
     maxBodyBytes: g.maxBodyBytes,
     queryLimits: g.queryLimits,
-    persistedDocuments: g.persistedDocuments,
+    persistedDocuments,
     callBudget: g.callBudget,
     paging: g.paging,
     forwardHeaders: g.forwardHeaders,

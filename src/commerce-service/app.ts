@@ -3,8 +3,8 @@
  * listens for `npm run service`, src/main.ts beside the gateway, tests on port 0.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ClientCredentials } from '../config.ts';
 import { createAuthenticator } from './auth.ts';
+import type { ClientCredentials } from './config.ts';
 import type { RouteModule, ServiceContext } from './context.ts';
 import { createCustomerResolver } from './customers.ts';
 import { openDatabase } from './db.ts';

@@ -5,7 +5,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { ClientCredentials } from '../config.ts';
+import type { ClientCredentials } from './config.ts';
 import type { Db } from './db.ts';
 import { forbidden, unauthorized } from './errors.ts';
 import { sha256Hex, storeIdForClient } from './ids.ts';

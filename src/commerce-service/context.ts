@@ -4,7 +4,7 @@
  * Routes under /v2 find the caller's store in `request.store` (set by the auth hook).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ClientCredentials } from '../config.ts';
+import type { ClientCredentials } from './config.ts';
 import type { CustomerContext } from './customers.ts';
 import type { Db } from './db.ts';
 import type { StoreContext } from './stores.ts';

@@ -1,12 +1,12 @@
 /**
  * `npm run service`: the commerce service alone. Reads its configuration from the environment
- * (PORT, HOST, COMMERCE_DB, COMMERCE_CLIENTS, COMMERCE_SEED; see src/config.ts), listens, and
+ * (PORT, HOST, COMMERCE_DB, COMMERCE_CLIENTS, COMMERCE_SEED; see ./config.ts), listens, and
  * stops cleanly on SIGINT/SIGTERM (in-flight requests finish, the database is closed).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { loadServiceConfig } from '../config.ts';
 import { createCommerceService } from './app.ts';
+import { loadServiceConfig } from './config.ts';
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadServiceConfig } from '../config.ts';
+import { ConfigError, loadServiceConfig } from './config.ts';
 import { openDatabase } from './db.ts';
 import { DEFAULT_SEED_ORDERS, seedDemoStore } from './seed.ts';
 import { ensureStores } from './stores.ts';

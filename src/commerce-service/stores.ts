@@ -3,7 +3,7 @@
  * id. Other route modules read settings through `readStoreSettings` (or `request.store`), never
  * by querying the table themselves, so the settings' storage can change in one place.
  */
-import type { ClientCredentials } from '../config.ts';
+import type { ClientCredentials } from './config.ts';
 import type { Db } from './db.ts';
 import { storeIdForClient } from './ids.ts';
 

@@ -54,7 +54,7 @@ export interface GatewayOptions {
   graphiql?: boolean;
   /** GraphQL endpoint path. Default `/graphql`. */
   graphqlEndpoint?: string;
-  /** Upstream calls allowed per operation. Default 50. */
+  /** Upstream calls allowed per operation. Default DEFAULT_CALL_BUDGET (src/upstream/budget.ts). */
   callBudget?: number;
   /** Limits of the pagination planner (maxFirst, concurrency, consistency buffer…). */
   paging?: Partial<PagingLimits>;

@@ -45,7 +45,7 @@ export interface Metrics {
 
 /** Seconds; Prometheus' default buckets. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-/** Upstream calls one operation made (its budget's `used`; the default budget is 50). */
+/** Upstream calls one operation made (its budget's `used`; one bucket at DEFAULT_CALL_BUDGET). */
 const CALL_BUCKETS = [0, 1, 2, 5, 10, 20, 50, 100];
 const MAX_OUTCOMES = 64;
 const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;

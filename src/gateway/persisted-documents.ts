@@ -18,6 +18,7 @@ import {
 } from '@graphql-yoga/plugin-persisted-operations';
 import { parse } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { ConfigError } from '../config.ts';
 
 /** Trusted documents by id: the query text to run. */
 export type PersistedDocuments = ReadonlyMap<string, string>;
@@ -115,6 +116,23 @@ export function readPersistedDocuments(path: string): Map<string, string> {
     return documentsFromManifest(manifest);
   } catch (error) {
     if (error instanceof ManifestError) throw new ManifestError(`${path}: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * The manifest `PERSISTED_DOCUMENTS` names (GatewayConfig.persistedDocumentsPath), read once at
+ * startup; undefined when none is set. A manifest that cannot be used is a ConfigError naming
+ * the variable, so `npm start` stops with the reason before anything starts.
+ */
+export function loadPersistedDocuments(path: string | undefined): PersistedDocuments | undefined {
+  if (path === undefined || path === '') return undefined;
+  try {
+    return readPersistedDocuments(path);
+  } catch (error) {
+    if (error instanceof ManifestError) {
+      throw new ConfigError(`PERSISTED_DOCUMENTS: ${error.message}`);
+    }
     throw error;
   }
 }

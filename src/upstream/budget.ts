@@ -1,5 +1,8 @@
 import { UpstreamBudgetExceededError } from './errors.ts';
 
+/** Upstream calls one GraphQL operation may make unless configured (`UPSTREAM_CALL_BUDGET`). */
+export const DEFAULT_CALL_BUDGET = 50;
+
 /**
  * The ceiling of upstream calls for one GraphQL operation. The REST client consumes one unit per
  * call it sends; planners that know their cost up front (the pagination planner) call `ensure`

@@ -94,9 +94,6 @@ export const DEFAULT_PAGING_LIMITS: Readonly<PagingLimits> = Object.freeze({
   defaultFirst: 25,
 });
 
-/** Default ceiling of upstream calls for one GraphQL operation (the gateway creates budgets). */
-export const DEFAULT_CALL_BUDGET = 50;
-
 /** The v2 API accepts at most this many `:`-joined filter clauses. */
 export const MAX_FILTER_CLAUSES = 10;
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import DataLoader from 'dataloader';
-import { type CallBudget, createCallBudget } from './budget.ts';
+import { type CallBudget, createCallBudget, DEFAULT_CALL_BUDGET } from './budget.ts';
 import {
   createUpstreamClient,
   expectList,
@@ -69,7 +69,7 @@ export function forwardedHeaders(
 
 export interface ContextFactoryOptions {
   transport: UpstreamTransport;
-  /** Upstream calls allowed per operation. Default 50. */
+  /** Upstream calls allowed per operation. Default DEFAULT_CALL_BUDGET (./budget.ts). */
   callBudget?: number;
   /** Limits for the pagination planner (defaults in src/upstream/paging.ts). */
   paging?: Partial<PagingLimits>;
@@ -118,7 +118,7 @@ export function readAuthorization(
 }
 
 export function createContextFactory(options: ContextFactoryOptions) {
-  const budgetLimit = options.callBudget ?? 50;
+  const budgetLimit = options.callBudget ?? DEFAULT_CALL_BUDGET;
   const deadlineMs = options.operationDeadlineMs ?? 15_000;
   const forwardNames = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS;
 

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import {
   documentsFromManifest,
+  loadPersistedDocuments,
   ManifestError,
   PERSISTED_QUERY_NOT_FOUND_CODE,
   PERSISTED_QUERY_ONLY_CODE,
@@ -92,21 +93,28 @@ describe('manifests', () => {
   });
 
   it('PERSISTED_DOCUMENTS: off by default; a bad path or file is a ConfigError naming the variable', () => {
-    expect(loadConfig({}).gateway.persistedDocuments).toBeUndefined();
-    expect(loadConfig({ PERSISTED_DOCUMENTS: '' }).gateway.persistedDocuments).toBeUndefined();
+    // The config reads only the environment: the path; the file is read at startup.
+    const load = (env: Record<string, string>) =>
+      loadPersistedDocuments(loadConfig(env).gateway.persistedDocumentsPath);
+    expect(load({})).toBeUndefined();
+    expect(load({ PERSISTED_DOCUMENTS: '' })).toBeUndefined();
     const good = manifestFile('good.json', JSON.stringify(apolloManifest));
-    expect(loadConfig({ PERSISTED_DOCUMENTS: good }).gateway.persistedDocuments?.size).toBe(2);
+    expect(loadConfig({ PERSISTED_DOCUMENTS: good }).gateway.persistedDocumentsPath).toBe(good);
+    expect(load({ PERSISTED_DOCUMENTS: good })?.size).toBe(2);
     const missing = join(dir, 'missing.json');
-    expect(() => loadConfig({ PERSISTED_DOCUMENTS: missing })).toThrow(ConfigError);
-    expect(() => loadConfig({ PERSISTED_DOCUMENTS: missing })).toThrow(
+    expect(loadConfig({ PERSISTED_DOCUMENTS: missing }).gateway.persistedDocumentsPath).toBe(
+      missing,
+    );
+    expect(() => load({ PERSISTED_DOCUMENTS: missing })).toThrow(ConfigError);
+    expect(() => load({ PERSISTED_DOCUMENTS: missing })).toThrow(
       `PERSISTED_DOCUMENTS: cannot read ${missing} (ENOENT)`,
     );
     const broken = manifestFile('broken.json', '{"format": ');
-    expect(() => loadConfig({ PERSISTED_DOCUMENTS: broken })).toThrow(
+    expect(() => load({ PERSISTED_DOCUMENTS: broken })).toThrow(
       new RegExp(`^PERSISTED_DOCUMENTS: ${broken} is not JSON`),
     );
     const wrong = manifestFile('wrong.json', '{"format":"apollo-persisted-query-manifest"}');
-    expect(() => loadConfig({ PERSISTED_DOCUMENTS: wrong })).toThrow(
+    expect(() => load({ PERSISTED_DOCUMENTS: wrong })).toThrow(
       `PERSISTED_DOCUMENTS: ${wrong}: unsupported manifest format`,
     );
   });
@@ -137,7 +145,9 @@ describe('a gateway with trusted documents', () => {
       PERSISTED_DOCUMENTS: manifestFile('apollo.json', JSON.stringify(apolloManifest)),
     });
     stack = await startStack({
-      gateway: { persistedDocuments: config.gateway.persistedDocuments },
+      gateway: {
+        persistedDocuments: loadPersistedDocuments(config.gateway.persistedDocumentsPath),
+      },
     });
     token = await stack.token();
   });

@@ -4,7 +4,7 @@
  * concurrency; pinned walks; walks that stay exact while the list changes underneath.
  */
 import { describe, expect, it } from 'vitest';
-import { createCallBudget } from '../../src/upstream/budget.ts';
+import { createCallBudget, DEFAULT_CALL_BUDGET } from '../../src/upstream/budget.ts';
 import {
   type CursorIdentity,
   createCursorEncoder,
@@ -20,7 +20,6 @@ import {
 } from '../../src/upstream/errors.ts';
 import {
   type Connection,
-  DEFAULT_CALL_BUDGET,
   DEFAULT_PAGING_LIMITS,
   type FilterClause,
   type PaginateOptions,

@@ -3,8 +3,8 @@
  * of the production API would. Shared by the service-core suites.
  */
 import { createCommerceService } from '../../src/commerce-service/app.ts';
+import type { ClientCredentials } from '../../src/commerce-service/config.ts';
 import type { Clock } from '../../src/commerce-service/time.ts';
-import type { ClientCredentials } from '../../src/config.ts';
 
 export interface CallOptions {
   /** Bearer token; `null` sends no Authorization header. Default: the first client's token. */

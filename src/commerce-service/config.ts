@@ -1,0 +1,104 @@
+/**
+ * The service's own settings and the one place that reads them from the environment, so the
+ * service imports nothing from the rest of src/: `npm run service` and `npm run seed` load no
+ * gateway code. The gateway's src/config.ts calls `loadEmbeddedServiceConfig` for the service it
+ * starts beside itself, and builds its own parsing on `parsePort`, `parseBool` and ConfigError.
+ */
+
+/** A client of the embedded commerce service; each client owns one store. */
+export interface ClientCredentials {
+  id: string;
+  secret: string;
+}
+
+/** Settings of the embedded v2 commerce service. */
+export interface ServiceConfig {
+  /** Port of the service. `COMMERCE_PORT` beside the gateway (default 4010), `PORT` when run alone. */
+  port: number;
+  /** Host to bind. `HOST`, default `127.0.0.1` beside the gateway. */
+  host: string;
+  /** SQLite database path, or `:memory:`. `COMMERCE_DB`, default `.data/commerce.db`. */
+  dbPath: string;
+  /** Configured clients, one store each; the first is the demo store. `COMMERCE_CLIENTS`. */
+  clients: ClientCredentials[];
+  /** Seed the demo store when the database is empty. `COMMERCE_SEED=0` turns it off. Default on. */
+  seed: boolean;
+}
+
+/** A variable of the environment that cannot be used; the message names it. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  readonly code = 'INVALID_CONFIG';
+}
+
+export type Env = Record<string, string | undefined>;
+
+export const DEFAULT_CLIENTS: ClientCredentials[] = [{ id: 'demo', secret: 'demo-secret' }];
+
+/** The service's port when it runs alone (`PORT`) and beside the gateway (`COMMERCE_PORT`). */
+export const DEFAULT_SERVICE_PORT = 4010;
+
+export function parsePort(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`${name} must be an integer port between 0 and 65535, got "${raw}"`);
+  }
+  return port;
+}
+
+export function parseBool(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be a boolean (1/0, true/false), got "${raw}"`);
+}
+
+export function parseClients(raw: string | undefined): ClientCredentials[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_CLIENTS;
+  const clients = raw.split(',').map((pair) => {
+    const at = pair.indexOf(':');
+    const id = pair.slice(0, at).trim();
+    const secret = pair.slice(at + 1).trim();
+    if (at <= 0 || id === '' || secret === '') {
+      throw new ConfigError('COMMERCE_CLIENTS must be a comma-separated list of id:secret pairs');
+    }
+    return { id, secret };
+  });
+  const ids = new Set(clients.map((c) => c.id));
+  if (ids.size !== clients.length) {
+    throw new ConfigError('COMMERCE_CLIENTS lists the same client id twice');
+  }
+  return clients;
+}
+
+function serviceFromEnv(env: Env, host: string, port: number): ServiceConfig {
+  return {
+    port,
+    host,
+    dbPath: env.COMMERCE_DB || '.data/commerce.db',
+    clients: parseClients(env.COMMERCE_CLIENTS),
+    seed: parseBool('COMMERCE_SEED', env.COMMERCE_SEED, true),
+  };
+}
+
+/** Configuration of `npm run service` and `npm run seed`: on `PORT` (default 4010) and `HOST`. */
+export function loadServiceConfig(env: Env = process.env): ServiceConfig {
+  return serviceFromEnv(
+    env,
+    env.HOST ?? '0.0.0.0',
+    parsePort('PORT', env.PORT, DEFAULT_SERVICE_PORT),
+  );
+}
+
+/**
+ * Configuration of the service `npm start` runs beside the gateway: on `COMMERCE_PORT` (default
+ * 4010), always bound to 127.0.0.1 (`PORT` and `HOST` are the gateway's).
+ */
+export function loadEmbeddedServiceConfig(env: Env = process.env): ServiceConfig {
+  return serviceFromEnv(
+    env,
+    '127.0.0.1',
+    parsePort('COMMERCE_PORT', env.COMMERCE_PORT, DEFAULT_SERVICE_PORT),
+  );
+}

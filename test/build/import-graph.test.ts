@@ -1,0 +1,123 @@
+/**
+ * The floors hold by construction, read from the sources: the embedded commerce service
+ * (`npm run service`, `npm run seed`) imports nothing from the rest of src/ and no GraphQL
+ * package, so it runs, and can be moved out, without the gateway; and every runtime dependency
+ * is imported by the code that ships. The walker (test/support/import-graph.ts) is checked
+ * first on every import form it must see.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { importSpecifiers, walkImportGraph } from '../support/import-graph.ts';
+
+const SERVICE = 'src/commerce-service/';
+
+/** GraphQL itself, its tool families, the schema builder and the query armor. */
+const GRAPHQL_PACKAGE = /^(graphql|graphql-.+|@graphql-[^/]+\/.+|@pothos\/.+|@escape\.tech\/.+)$/;
+
+describe('the import walker', () => {
+  it('sees every form of import, type-only ones too, and nothing that only looks like one', () => {
+    const source = `
+import { a, type B } from './a.ts';
+import type { C } from "./c.ts";
+import D, * as e from '@scope/d/sub';
+import {
+  f,
+  g as h,
+} from 'node:fs';
+import './side-effect.ts';
+export { i } from './i.ts';
+export type { J } from './j.ts';
+export * as k from './k.ts';
+export * from './l.ts';
+const m = await import('./m.ts');
+type N = typeof import('./n.ts');
+const o = require('./o.cjs');
+import json from './p.json' with { type: 'json' };
+// import { x } from './comment.ts';
+/* export * from './block-comment.ts'; import('./block.ts') */
+const text = "import { y } from './string.ts'";
+const template = \`import z from './template.ts' \${f(\`export * from './nested.ts'\`)} \`;
+const re = /import q from '.\\/regex.ts'/;
+const ratio = 10 / 2; const other = "from './after-division.ts'";
+export { local };
+export const from = 'x';
+import.meta.url;
+const lazy = await import(name);
+`;
+    expect(importSpecifiers(source)).toEqual({
+      specifiers: [
+        './a.ts',
+        './c.ts',
+        '@scope/d/sub',
+        'node:fs',
+        './side-effect.ts',
+        './i.ts',
+        './j.ts',
+        './k.ts',
+        './l.ts',
+        './m.ts',
+        './n.ts',
+        './o.cjs',
+        './p.json',
+      ],
+      dynamic: ['import(…)'],
+    });
+  });
+
+  it('follows relative imports to their files and records packages by name', () => {
+    const graph = walkImportGraph(['src/commerce-service/main.ts']);
+    expect(graph.files).toContain('src/commerce-service/app.ts');
+    expect(graph.files).toContain('src/commerce-service/routes/carts.ts');
+    expect(graph.edges).toContainEqual({
+      from: 'src/commerce-service/app.ts',
+      specifier: 'fastify',
+      packageName: 'fastify',
+    });
+  });
+});
+
+describe('the embedded commerce service stands apart', () => {
+  // npm run service and npm run seed, and every other file of the folder, reached or not.
+  const entries = [
+    `${SERVICE}main.ts`,
+    `${SERVICE}seed-cli.ts`,
+    ...readdirSync(SERVICE, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => `${SERVICE}${name}`),
+  ];
+  const graph = walkImportGraph(entries);
+
+  it('imports no file outside src/commerce-service/', () => {
+    const outside = graph.edges
+      .filter((edge) => edge.file !== undefined && !edge.file.startsWith(SERVICE))
+      .map((edge) => `${edge.from} → ${edge.file}`);
+    expect(outside).toEqual([]);
+    expect([...graph.files].filter((file) => !file.startsWith(SERVICE))).toEqual([]);
+    expect(graph.unresolved).toEqual([]);
+  });
+
+  it('imports no GraphQL package (graphql, graphql-*, @graphql-*, @pothos/*, @escape.tech/*)', () => {
+    const graphqlImports = graph.edges
+      .filter((edge) => edge.packageName !== undefined && GRAPHQL_PACKAGE.test(edge.packageName))
+      .map((edge) => `${edge.from} → ${edge.specifier}`);
+    expect(graphqlImports).toEqual([]);
+  });
+});
+
+describe('dependencies', () => {
+  it('every runtime dependency is imported by the code that ships', () => {
+    // npm start, npm run service and seed, the library entry, and the launcher that runs them.
+    const graph = walkImportGraph([
+      'src/main.ts',
+      'src/index.ts',
+      `${SERVICE}main.ts`,
+      `${SERVICE}seed-cli.ts`,
+      'scripts/ts.mjs',
+    ]);
+    const imported = new Set(graph.edges.map((edge) => edge.packageName));
+    const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(Object.keys(dependencies).filter((name) => !imported.has(name))).toEqual([]);
+  });
+});
