@@ -47,7 +47,7 @@ import {
   MAX_ENTRY_BYTES,
 } from '../custom-api-entry.ts';
 import { type EntityDefinition, entitiesOf, federate } from '../federation.ts';
-import { judgeIfMatch, judgeUuid } from '../rows.ts';
+import { judgeUuid, optionalIfMatch } from '../rows.ts';
 import {
   FILTER_OPS,
   judgeFieldInput,
@@ -410,14 +410,17 @@ export function buildTypedSchema(
       },
     });
     const payload = (verb: 'Create' | 'Update') =>
-      new GraphQLObjectType<{ entry: TypedEntry }, GatewayContext>({
+      new GraphQLObjectType<{ entry: () => TypedEntry }, GatewayContext>({
         name: `${verb}${T}Payload`,
         description: `The ${verb === 'Create' ? 'created' : 'updated'} ${T}.`,
         fields: {
           [names.lookup]: {
-            type: nonNull(ObjectType),
-            description: 'The entry as stored, with its new etag.',
-            resolve: (result) => result.entry,
+            // Nullable and built here: once the write is done, nothing fails the mutation.
+            type: ObjectType,
+            description:
+              'The entry as stored, with its new etag; null, with a WRITE_COMMITTED error, ' +
+              'when the write happened but its answer was unusable.',
+            resolve: (result) => result.entry(),
           },
         },
       });
@@ -504,7 +507,7 @@ export function buildTypedSchema(
           segments: entriesPath(api.customApiId),
           body: { data: { ...attributes, type: api.apiType } },
         });
-        return { entry: typed(api, entryFromWrite(response, api.customApiId)) };
+        return { entry: () => typed(api, entryFromWrite(response, api.customApiId)) };
       },
     };
     mutationFields[names.update] = {
@@ -513,10 +516,7 @@ export function buildTypedSchema(
       args: { input: { type: nonNull(UpdateInput), description: 'The change.' } },
       resolve: async (_root, { input }: { input: Record<string, unknown> }, context) => {
         const entryId = judgeUuid(String(input.id), 'input.id');
-        const ifMatch =
-          typeof input.ifMatch === 'string' && input.ifMatch !== ''
-            ? judgeIfMatch(input.ifMatch, 'input.ifMatch')
-            : undefined;
+        const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
         const attributes = judgeFieldInput(fields, input, 'update');
         const response = await context.write({
           method: 'PUT',
@@ -524,7 +524,7 @@ export function buildTypedSchema(
           body: { data: { ...attributes, type: api.apiType } },
           ifMatch,
         });
-        return { entry: typed(api, entryFromWrite(response, api.customApiId)) };
+        return { entry: () => typed(api, entryFromWrite(response, api.customApiId)) };
       },
     };
     mutationFields[names.delete] = {
@@ -537,7 +537,7 @@ export function buildTypedSchema(
         context,
       ) => {
         const entryId = judgeUuid(input.id, 'input.id');
-        const ifMatch = input.ifMatch ? judgeIfMatch(input.ifMatch, 'input.ifMatch') : undefined;
+        const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
         await context.write({
           method: 'DELETE',
           segments: [...entriesPath(api.customApiId), entryId],
