@@ -85,6 +85,13 @@ function judgeAttributes(attributes: JsonObject, field: string): JsonObject {
         field: `${field}.${key}`,
       });
     }
+    // No v2 body may carry it (the embedded service's JSON parser refuses it, and a JavaScript
+    // object would take it as its prototype): judged here, with a clear message.
+    if (key === '__proto__') {
+      throw new BadUserInputError(`${field}.__proto__ cannot be an attribute name`, {
+        field: `${field}.__proto__`,
+      });
+    }
   }
   const size = entryDataSize(attributes);
   if (size > MAX_ENTRY_BYTES) {
