@@ -25,8 +25,14 @@ import { isObject, type JsonObject } from './request-body.ts';
 export const FIELD_TYPES = ['string', 'integer', 'float', 'boolean'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
-/** Slugs a field cannot take: members of the resource itself and the list's own attributes. */
+/**
+ * Slugs a field cannot take: members of the resource itself and the list's own attributes, and
+ * `__proto__`, which no JSON body can carry as an attribute (the body parser refuses it, and a
+ * JavaScript object would take it as its prototype), so a field of that name could never hold a
+ * value. (`constructor` and `prototype` are ordinary keys: entries store them faithfully.)
+ */
 export const RESERVED_FIELD_SLUGS = [
+  '__proto__',
   'id',
   'type',
   'meta',

@@ -37,6 +37,17 @@ const CURRENCY_FORMATS: Readonly<Record<string, CurrencyFormat>> = {
 
 export const DEFAULT_CURRENCY = 'USD';
 
+/**
+ * The largest amount of minor units any price, discount or total may reach: 2^31 − 1, the
+ * largest value of GraphQL's `Int`, which is what a client of the gateway receives
+ * (`Money.amount`). Writes are judged against it before anything is stored, so every amount a
+ * cart or an order shows fits; discounts may go down to its negation.
+ */
+export const MAX_AMOUNT = 2_147_483_647;
+
+/** The largest quantity of one cart line. */
+export const MAX_QUANTITY = 1_000_000;
+
 /** `1234567` → `1,234,567`: thousands separators for a string of digits. */
 function groupThousands(digits: string): string {
   let grouped = digits.slice(0, digits.length % 3 || 3);
@@ -115,6 +126,28 @@ export interface CartTotals {
   cartDiscount: number;
   /** withoutDiscount + discount, never below zero. */
   total: number;
+}
+
+/** One total of a cart that is above MAX_AMOUNT: what it is and how large. */
+export interface AmountOverflow {
+  /** `line` (one item's unit price × quantity) or `cart` (the sum of every line). */
+  what: 'line' | 'cart';
+  /** Index of the item, for a line. */
+  index?: number;
+  amount: number;
+}
+
+/**
+ * The first total of `totals` that is above MAX_AMOUNT, or undefined when all fit. Only the
+ * totals before discount need checking: discounts never take a total below zero, so every
+ * other amount (discount, value, total) lies between 0 and them, or between them and 0.
+ */
+export function amountOverflow(totals: CartTotals): AmountOverflow | undefined {
+  const index = totals.items.findIndex((line) => line.withoutDiscount > MAX_AMOUNT);
+  const line = totals.items[index];
+  if (line !== undefined) return { what: 'line', index, amount: line.withoutDiscount };
+  if (totals.withoutDiscount > MAX_AMOUNT) return { what: 'cart', amount: totals.withoutDiscount };
+  return undefined;
 }
 
 /**

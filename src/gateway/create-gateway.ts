@@ -18,7 +18,7 @@ import {
   type SendAttempt,
   type UpstreamPoolOptions,
 } from '../upstream/client.ts';
-import { type GatewayError, isGatewayError } from '../upstream/errors.ts';
+import { findGatewayError } from '../upstream/errors.ts';
 import type { PagingLimits } from '../upstream/paging.ts';
 import {
   createResilience,
@@ -32,6 +32,7 @@ import {
   type QueryLimits,
   securityYogaOptions,
 } from './armor.ts';
+import { committedWritesPlugin } from './committed-writes.ts';
 import { graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
@@ -129,16 +130,6 @@ const settingsOf = new WeakMap<Gateway, GatewaySettings>();
 /** The settings a gateway was built with (createGateway registers them). */
 export function gatewaySettings(gateway: Gateway): GatewaySettings | undefined {
   return settingsOf.get(gateway);
-}
-
-/** The gateway error inside whatever GraphQL wrapped around it, if there is one. */
-function findGatewayError(error: unknown): GatewayError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth += 1) {
-    if (isGatewayError(current)) return current;
-    current = current instanceof GraphQLError ? current.originalError : undefined;
-  }
-  return undefined;
 }
 
 /**
@@ -240,6 +231,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         ? [requestLogPlugin({ logger, ...(tracing ? { traceIdOf: tracing.traceIdOf } : {}) })]
         : []),
       ...(options.jit === false ? [] : [jitPlugin(jit)]),
+      // Before Yoga's masking, which runs after every plugin given here.
+      committedWritesPlugin(),
       finishSessionPlugin,
       { onDispose: () => transport.close() },
       // After every plugin that adds a validation rule, where Yoga's own cache would be.

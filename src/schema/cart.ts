@@ -19,6 +19,7 @@ import {
   judgeCartId,
   judgeNonEmpty,
   judgeUuid,
+  MAX_AMOUNT,
   type MoneyShape,
   readInt,
   readMoney,
@@ -352,24 +353,10 @@ const UpdateCustomDiscountInput = builder.inputType('UpdateCartItemCustomDiscoun
   }),
 });
 
-const UpdateCustomDiscountPayload = builder
-  .objectRef<{ customDiscount: CustomDiscountShape; cartId: string }>(
-    'UpdateCartItemCustomDiscountPayload',
-  )
-  .implement({
-    description: 'The custom discount after the update, and the cart it changed.',
-    fields: (t) => ({
-      customDiscount: t.expose('customDiscount', {
-        type: CustomDiscountRef,
-        description: 'The discount as stored, its amount as amount, currency and formatted.',
-      }),
-      cart: t.field({
-        type: CartRef,
-        description: CART_AFTER_WRITE,
-        resolve: (change, _args, context) => changedCart(context, change),
-      }),
-    }),
-  });
+const UpdateCustomDiscountPayload = discountPayload(
+  'UpdateCartItemCustomDiscountPayload',
+  'The custom discount after the update, and the cart it changed.',
+);
 
 builder.mutationField('updateCartItemCustomDiscount', (t) =>
   t.field({
@@ -384,14 +371,9 @@ builder.mutationField('updateCartItemCustomDiscount', (t) =>
       const cartId = judgeCartId(input.cartId, 'input.cartId');
       const itemId = judgeUuid(input.cartItemId, 'input.cartItemId');
       const discountId = judgeUuid(input.customDiscountId, 'input.customDiscountId');
-      if (input.amount >= 0) {
-        throw new BadUserInputError('input.amount must be less than zero (a discount)', {
-          field: 'input.amount',
-        });
-      }
       const data = {
         type: 'custom_discount',
-        amount: input.amount,
+        amount: judgeDiscountAmount(input.amount, 'input.amount'),
         description: judgeNonEmpty(input.description, 'input.description'),
         discount_code: judgeNonEmpty(input.discountCode, 'input.discountCode'),
         discount_engine: judgeNonEmpty(input.discountEngine, 'input.discountEngine'),
@@ -402,7 +384,7 @@ builder.mutationField('updateCartItemCustomDiscount', (t) =>
         segments: ['carts', cartId, 'items', itemId, 'custom-discounts', discountId],
         body: { data },
       });
-      return { cartId, customDiscount: toCustomDiscount(expectResource(response)) };
+      return { cartId, customDiscount: () => toCustomDiscount(expectResource(response)) };
     },
   }),
 );
@@ -420,7 +402,7 @@ export const CartConnection = builder.connectionObject(
 );
 export const cartListArgs = defineListArgs('Cart', 'carts');
 
-/** Largest quantity of one line the gateway passes on (a line total must stay exact). */
+/** Largest quantity of one line the gateway passes on (the embedded service's bound too). */
 export const MAX_QUANTITY = 1_000_000;
 const CURRENCY = /^[A-Za-z]{3}$/;
 
@@ -434,9 +416,9 @@ function judgeQuantity(value: number, field: string, min: number): number {
 }
 
 function judgeDiscountAmount(value: number, field: string): number {
-  if (!Number.isInteger(value) || value >= 0) {
+  if (!Number.isInteger(value) || value >= 0 || value < -MAX_AMOUNT) {
     throw new BadUserInputError(
-      `${field} must be an integer number of minor units below zero (a discount)`,
+      `${field} must be an integer number of minor units from -${MAX_AMOUNT} to -1 (a discount)`,
       { field },
     );
   }
@@ -451,20 +433,29 @@ function judgeOptional(value: string | null | undefined, field: string): string 
   return value;
 }
 
-/** What a cart write hands to its payload's `cart` field: read after the write, lazily. */
+/**
+ * What a cart write hands to its payload: the cart is read after the write, lazily, and what
+ * the write answered is turned into shapes by the payload's fields, never by the mutation's
+ * resolver. Once the write is done nothing may fail the mutation itself: a payload field that
+ * cannot be built is null with a WRITE_COMMITTED error (src/gateway/committed-writes.ts).
+ */
 interface CartChange {
   cartId: string;
-  preloadedItems?: CartItemShape[];
+  /** The body of an item write (every item of the cart), for the cart's `items`. */
+  itemsBody?: unknown;
 }
 
 async function changedCart(context: GatewayContext, change: CartChange): Promise<CartShape> {
   const cart = await fetchCart(context, change.cartId);
-  return change.preloadedItems ? { ...cart, preloadedItems: change.preloadedItems } : cart;
+  return change.itemsBody === undefined
+    ? cart
+    : { ...cart, preloadedItems: toCartItems(change.itemsBody) };
 }
 
 const CART_AFTER_WRITE =
   'The cart after the change, totals with every discount applied (read after the write; one ' +
-  'upstream GET, made only when selected).';
+  'upstream GET, made only when selected). Null, with a WRITE_COMMITTED error, when the write ' +
+  'happened but the cart could not be read: do not repeat the write.';
 
 function cartPayload(name: string, description: string) {
   return builder.objectRef<CartChange>(name).implement({
@@ -472,6 +463,7 @@ function cartPayload(name: string, description: string) {
     fields: (t) => ({
       cart: t.field({
         type: CartRef,
+        nullable: true,
         description: CART_AFTER_WRITE,
         resolve: (change, _args, context) => changedCart(context, change),
       }),
@@ -480,19 +472,24 @@ function cartPayload(name: string, description: string) {
 }
 
 interface DiscountChange extends CartChange {
-  customDiscount: CustomDiscountShape;
+  customDiscount: () => CustomDiscountShape;
 }
 
 function discountPayload(name: string, description: string) {
   return builder.objectRef<DiscountChange>(name).implement({
     description,
     fields: (t) => ({
-      customDiscount: t.expose('customDiscount', {
+      customDiscount: t.field({
         type: CustomDiscountRef,
-        description: 'The discount as stored, its amount as amount, currency and formatted.',
+        nullable: true,
+        description:
+          'The discount as stored, its amount as amount, currency and formatted (null, with a ' +
+          'WRITE_COMMITTED error, when the write happened but its answer was unusable).',
+        resolve: (change) => change.customDiscount(),
       }),
       cart: t.field({
         type: CartRef,
+        nullable: true,
         description: CART_AFTER_WRITE,
         resolve: (change, _args, context) => changedCart(context, change),
       }),
@@ -513,6 +510,7 @@ function deletedDiscountPayload(name: string, description: string) {
       }),
       cart: t.field({
         type: CartRef,
+        nullable: true,
         description: CART_AFTER_WRITE,
         resolve: (change, _args, context) => changedCart(context, change),
       }),
@@ -578,12 +576,21 @@ const CreateCartInput = builder.inputType('CreateCartInput', {
   }),
 });
 
-const CreateCartPayload = builder.objectRef<{ cart: CartShape }>('CreateCartPayload').implement({
-  description: 'The cart that was created.',
-  fields: (t) => ({
-    cart: t.expose('cart', { type: CartRef, description: 'The new cart (empty, totals zero).' }),
-  }),
-});
+const CreateCartPayload = builder
+  .objectRef<{ cart: () => CartShape }>('CreateCartPayload')
+  .implement({
+    description: 'The cart that was created.',
+    fields: (t) => ({
+      cart: t.field({
+        type: CartRef,
+        nullable: true,
+        description:
+          'The new cart (empty, totals zero); null, with a WRITE_COMMITTED error, when it was ' +
+          'created but the answer was unusable.',
+        resolve: (payload) => payload.cart(),
+      }),
+    }),
+  });
 
 builder.mutationField('createCart', (t) =>
   t.field({
@@ -612,7 +619,7 @@ builder.mutationField('createCart', (t) =>
         body: { data },
         ...(currency ? { headers: { 'x-moltin-currency': currency.toUpperCase() } } : {}),
       });
-      return { cart: toCart(expectResource(response), new Map()) };
+      return { cart: () => toCart(expectResource(response), new Map()) };
     },
   }),
 );
@@ -657,7 +664,7 @@ async function writeItems(
   request: UpstreamRequest,
 ): Promise<CartChange> {
   const response = await context.write(request);
-  return { cartId, preloadedItems: toCartItems(response.body) };
+  return { cartId, itemsBody: response.body };
 }
 
 builder.mutationField('addCartCustomItem', (t) =>
@@ -674,11 +681,21 @@ builder.mutationField('addCartCustomItem', (t) =>
           field: 'input.price.amount',
         });
       }
+      const quantity = judgeQuantity(input.quantity, 'input.quantity', 1);
+      // The line's total must fit Money.amount; the cart's total the upstream judges (it
+      // knows the other lines), answering 400 before it writes anything.
+      if (input.price.amount * quantity > MAX_AMOUNT) {
+        throw new BadUserInputError(
+          `input.quantity × input.price.amount is ${input.price.amount * quantity} minor units, ` +
+            `above the largest amount (${MAX_AMOUNT})`,
+          { field: 'input.quantity' },
+        );
+      }
       const data: JsonObject = {
         type: 'custom_item',
         name: judgeNonEmpty(input.name, 'input.name'),
         sku: judgeNonEmpty(input.sku, 'input.sku'),
-        quantity: judgeQuantity(input.quantity, 'input.quantity', 1),
+        quantity,
         price: { amount: input.price.amount, includes_tax: input.price.includesTax ?? true },
       };
       const description = judgeOptional(input.description, 'input.description');
@@ -790,7 +807,7 @@ builder.mutationField('addCartItemCustomDiscount', (t) =>
         segments: ['carts', cartId, 'items', itemId, 'custom-discounts'],
         body,
       });
-      return { cartId, customDiscount: toCustomDiscount(expectResource(response)) };
+      return { cartId, customDiscount: () => toCustomDiscount(expectResource(response)) };
     },
   }),
 );
@@ -869,7 +886,7 @@ builder.mutationField('addCartCustomDiscount', (t) =>
         segments: ['carts', cartId, 'custom-discounts'],
         body,
       });
-      return { cartId, customDiscount: toCustomDiscount(expectResource(response)) };
+      return { cartId, customDiscount: () => toCustomDiscount(expectResource(response)) };
     },
   }),
 );
@@ -909,7 +926,7 @@ builder.mutationField('updateCartCustomDiscount', (t) =>
         segments: ['carts', cartId, 'custom-discounts', discountId],
         body,
       });
-      return { cartId, customDiscount: toCustomDiscount(expectResource(response)) };
+      return { cartId, customDiscount: () => toCustomDiscount(expectResource(response)) };
     },
   }),
 );

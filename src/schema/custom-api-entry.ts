@@ -12,9 +12,9 @@ import { defineListArgs, type Listed, type ListSpec, resolveList } from './conne
 import type { EntityDefinition } from './federation.ts';
 import { nullWhenNotFound } from './lookups.ts';
 import {
-  judgeIfMatch,
   judgeNonEmpty,
   judgeUuid,
+  optionalIfMatch,
   readInt,
   readObject,
   readOptionalString,
@@ -41,10 +41,10 @@ export const MAX_ENTRY_BYTES = 64 * 1024;
 
 export function toEntry(row: JsonObject, customApiId: string): CustomApiEntryShape {
   const meta = readObject(row, 'meta', 'entry');
-  const attributes: JsonObject = {};
-  for (const [key, value] of Object.entries(row)) {
-    if (!RESERVED.has(key)) attributes[key] = value;
-  }
+  // fromEntries defines keys: an attribute `__proto__` stays an attribute, not a prototype.
+  const attributes: JsonObject = Object.fromEntries(
+    Object.entries(row).filter(([key]) => !RESERVED.has(key)),
+  );
   const links = isJsonObject(row.links) ? row.links : {};
   const etagId = readOptionalString(meta, 'etag_id');
   return {
@@ -83,6 +83,13 @@ function judgeAttributes(attributes: JsonObject, field: string): JsonObject {
     if (RESERVED.has(key)) {
       throw new BadUserInputError(`${field}.${key} is reserved and cannot be an attribute`, {
         field: `${field}.${key}`,
+      });
+    }
+    // No v2 body may carry it (the embedded service's JSON parser refuses it, and a JavaScript
+    // object would take it as its prototype): judged here, with a clear message.
+    if (key === '__proto__') {
+      throw new BadUserInputError(`${field}.__proto__ cannot be an attribute name`, {
+        field: `${field}.__proto__`,
       });
     }
   }
@@ -209,13 +216,17 @@ const CreateInput = builder.inputType('CreateCustomApiEntryInput', {
 });
 
 const EntryPayload = (name: string, description: string) =>
-  builder.objectRef<{ entry: CustomApiEntryShape }>(name).implement({
+  builder.objectRef<{ entry: () => CustomApiEntryShape }>(name).implement({
     description,
     fields: (t) => ({
       entry: t.field({
         type: CustomApiEntryRef,
-        description: 'The entry as stored, with its new etag.',
-        resolve: (payload) => payload.entry,
+        nullable: true,
+        description:
+          'The entry as stored, with its new etag; null, with a WRITE_COMMITTED error, when ' +
+          'the write happened but its answer was unusable.',
+        // Built here, not in the mutation: once the write is done, nothing fails the mutation.
+        resolve: (payload) => payload.entry(),
       }),
     }),
   });
@@ -300,7 +311,7 @@ builder.mutationFields((t) => ({
         segments: entriesPath(customApiId),
         body: { data: { ...attributes, type } },
       });
-      return { entry: entryFromWrite(response, customApiId) };
+      return { entry: () => entryFromWrite(response, customApiId) };
     },
   }),
   updateCustomApiEntry: t.field({
@@ -311,7 +322,7 @@ builder.mutationFields((t) => ({
       const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
       const entryId = judgeUuid(input.entryId, 'input.entryId');
       const attributes = judgeAttributes(input.attributes, 'input.attributes');
-      const ifMatch = input.ifMatch ? judgeIfMatch(input.ifMatch, 'input.ifMatch') : undefined;
+      const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
       // The production API wants data.type on PUT too; it is the Custom API's api_type.
       const type = await fetchApiType(context, customApiId);
       const response = await context.write({
@@ -320,7 +331,7 @@ builder.mutationFields((t) => ({
         body: { data: { ...attributes, type } },
         ifMatch,
       });
-      return { entry: entryFromWrite(response, customApiId) };
+      return { entry: () => entryFromWrite(response, customApiId) };
     },
   }),
   deleteCustomApiEntry: t.field({
@@ -330,7 +341,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, context) => {
       const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
       const entryId = judgeUuid(input.entryId, 'input.entryId');
-      const ifMatch = input.ifMatch ? judgeIfMatch(input.ifMatch, 'input.ifMatch') : undefined;
+      const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
       await context.write({
         method: 'DELETE',
         segments: [...entriesPath(customApiId), entryId],

@@ -13,7 +13,6 @@ import {
   judgeCartId,
   judgeNonEmpty,
   judgeUuid,
-  type MoneyShape,
   readInt,
   readMoney,
   readObject,
@@ -29,8 +28,12 @@ export interface OrderShape extends Listed {
   customerName: string | null;
   customerEmail: string | null;
   customerId: string | null;
-  total: MoneyShape;
-  totals: CartTotalsShape;
+  /**
+   * `meta.display_price`, read by the `total` and `totals` fields: an amount out of range (an
+   * order written before amounts were bounded) is then an error of that field of that order,
+   * not of the whole page.
+   */
+  displayPrice: JsonObject;
 }
 
 export function toOrder(row: JsonObject): OrderShape {
@@ -47,8 +50,7 @@ export function toOrder(row: JsonObject): OrderShape {
     customerName: readOptionalString(customer, 'name'),
     customerEmail: readOptionalString(customer, 'email'),
     customerId: isJsonObject(linked) && typeof linked.id === 'string' ? linked.id : null,
-    total: readMoney(displayPrice.with_tax, 'order.display_price.with_tax'),
-    totals: toTotals(displayPrice, 'order.display_price'),
+    displayPrice,
     ...readTimestamps(row, 'order'),
   };
 }
@@ -149,14 +151,30 @@ builder.node(OrderRef, {
       nullable: true,
       description: 'Upstream id of the customer the order belongs to; null for a guest order.',
     }),
-    total: t.expose('total', { type: MoneyRef, description: 'Order total including tax.' }),
-    totals: t.expose('totals', {
+    // Nullable, as `totals` and `items`: an order whose amounts cannot be represented (see
+    // VALUE_OUT_OF_RANGE) or whose items cannot be read fails alone, not the page it is on.
+    total: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description:
+        'Order total including tax; null, with a VALUE_OUT_OF_RANGE error, when the amount is ' +
+        'beyond 32 bits (an order written before amounts were bounded).',
+      resolve: (order) => readMoney(order.displayPrice.with_tax, 'order.display_price.with_tax'),
+    }),
+    totals: t.field({
       type: CartTotalsRef,
-      description: 'Totals of the order with every discount applied.',
+      nullable: true,
+      description:
+        'Totals of the order with every discount applied; null, with an error, when they ' +
+        'cannot be represented.',
+      resolve: (order) => toTotals(order.displayPrice, 'order.display_price'),
     }),
     items: t.field({
       type: [OrderItemRef],
-      description: 'The ordered items (one more upstream GET).',
+      nullable: true,
+      description:
+        'The ordered items (one more upstream GET); null, with an error, when they cannot be ' +
+        'read or represented.',
       resolve: (order, _args, context) => fetchOrderItems(context, order.upstreamId),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
@@ -289,13 +307,18 @@ const CheckoutCartInput = builder.inputType('CheckoutCartInput', {
 });
 
 const CheckoutCartPayload = builder
-  .objectRef<{ order: OrderShape }>('CheckoutCartPayload')
+  .objectRef<{ order: () => OrderShape }>('CheckoutCartPayload')
   .implement({
     description: 'The order the cart became.',
     fields: (t) => ({
-      order: t.expose('order', {
+      order: t.field({
         type: OrderRef,
-        description: 'The new order, with its totals (every discount applied) and items.',
+        nullable: true,
+        description:
+          'The new order, with its totals (every discount applied) and items. Null, with a ' +
+          'WRITE_COMMITTED error, when the order was placed but its answer could not be read: ' +
+          'do not check out again.',
+        resolve: (payload) => payload.order(),
       }),
     }),
   });
@@ -343,7 +366,8 @@ builder.mutationField('checkoutCart', (t) =>
         segments: ['carts', cartId, 'checkout'],
         body: { data },
       });
-      return { order: toOrder(expectResource(response)) };
+      // Read in the payload's field: once the order is placed, nothing may fail the mutation.
+      return { order: () => toOrder(expectResource(response)) };
     },
   }),
 );

@@ -4,7 +4,11 @@
  * input the gateway can judge is refused with BAD_USER_INPUT naming the field, before any call.
  */
 import { isJsonObject, type JsonObject } from '../upstream/client.ts';
-import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
+import {
+  BadUserInputError,
+  UpstreamUnavailableError,
+  ValueOutOfRangeError,
+} from '../upstream/errors.ts';
 
 function unusable(what: string): UpstreamUnavailableError {
   return new UpstreamUnavailableError(`The commerce service sent an unusable answer (${what})`, {
@@ -23,11 +27,26 @@ export function readOptionalString(row: JsonObject, key: string): string | null 
   return typeof value === 'string' ? value : null;
 }
 
+/**
+ * The largest amount (minor units) and quantity a client can receive: GraphQL's `Int` is 32-bit.
+ * The embedded service keeps every price, discount and total within ±MAX_AMOUNT; the gateway
+ * judges its input against it too.
+ */
+export const MAX_AMOUNT = 2 ** 31 - 1;
+
+function outOfRange(what: string, value: number, shown = String(value)): ValueOutOfRangeError {
+  return new ValueOutOfRangeError(
+    `${what} is ${shown}, beyond the 32-bit Int this API returns (±${MAX_AMOUNT})`,
+  );
+}
+
+/** An integer the schema returns as `Int`: one beyond 32 bits is VALUE_OUT_OF_RANGE. */
 export function readInt(row: JsonObject, key: string, type: string): number {
   const value = row[key];
   if (typeof value !== 'number' || !Number.isInteger(value)) {
     throw unusable(`${type}.${key} is not an integer`);
   }
+  if (value > MAX_AMOUNT || value < -MAX_AMOUNT - 1) throw outOfRange(`${type}.${key}`, value);
   return value;
 }
 
@@ -58,11 +77,17 @@ export interface MoneyShape {
 
 export function readMoney(value: unknown, type: string): MoneyShape {
   if (!isJsonObject(value)) throw unusable(`${type} is not a money object`);
-  return {
-    amount: readInt(value, 'amount', type),
-    currency: readString(value, 'currency', type),
-    formatted: readString(value, 'formatted', type),
-  };
+  const currency = readString(value, 'currency', type);
+  const formatted = readString(value, 'formatted', type);
+  const amount = value.amount;
+  if (typeof amount !== 'number' || !Number.isInteger(amount)) {
+    throw unusable(`${type}.amount is not an integer`);
+  }
+  if (amount > MAX_AMOUNT || amount < -MAX_AMOUNT - 1) {
+    // The display form is exact at any size: the message carries it.
+    throw outOfRange(`${type}.amount`, amount, `${amount} (${formatted})`);
+  }
+  return { amount, currency, formatted };
 }
 
 // ---- input judges ----
@@ -107,4 +132,19 @@ export function judgeIfMatch(value: string, field: string): string {
   if (ETAG.test(value)) return value;
   if (BARE_ETAG.test(value)) return `W/"${value}"`;
   throw new BadUserInputError(`${field} must be an entity tag such as W/"<etag>"`, { field });
+}
+
+/**
+ * An optional `ifMatch`: absent (null or not given) means no precondition; anything given is
+ * judged, so an empty string is refused rather than silently dropping the precondition.
+ */
+export function optionalIfMatch(value: unknown, field: string): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') {
+    throw new BadUserInputError(
+      `${field} must be an entity tag such as W/"<etag>", or left out for no precondition`,
+      { field },
+    );
+  }
+  return judgeIfMatch(value, field);
 }

@@ -8,16 +8,57 @@ import { BadUserInputError } from '../upstream/errors.ts';
 import { builder } from './builder.ts';
 
 // A date, a time, and a zone: anything Date.parse would also guess at (e.g. "2024") is refused.
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))$/;
 
-/** Parses an ISO-8601 date-time into the canonical 24-character UTC form. */
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/**
+ * Parses an ISO-8601 date-time into the canonical 24-character UTC form. Each calendar field is
+ * judged first: Date.parse rolls impossible ones over (`2024-02-30` → March 1st, `T24:00` →
+ * the next day), which would filter on a time the caller never wrote.
+ */
 export function parseDateTime(value: unknown): string {
-  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value)) {
+  const match = typeof value === 'string' ? ISO_DATE_TIME.exec(value) : null;
+  if (match === null) {
     throw new BadUserInputError(
       'DateTime must be an ISO-8601 date-time with a zone, e.g. 2024-05-01T12:00:00.000Z',
     );
   }
-  const time = Date.parse(value);
+  const [, year, month, day, hour, minute, second = '0', , , zoneHour = '0', zoneMinute = '0'] =
+    match;
+  const y = Number(year);
+  const mo = Number(month);
+  const d = Number(day);
+  if (mo < 1 || mo > 12) {
+    throw new BadUserInputError(`"${value}" is not a date: the month must be 01 to 12`);
+  }
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (d < 1 || d > daysInMonth) {
+    throw new BadUserInputError(
+      `"${value}" is not a date: ${MONTHS[mo - 1]} ${year} has ${daysInMonth} days`,
+    );
+  }
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) {
+    throw new BadUserInputError(`"${value}" is not a time of day (00:00:00 to 23:59:59)`);
+  }
+  if (Number(zoneHour) > 23 || Number(zoneMinute) > 59) {
+    throw new BadUserInputError(`"${value}" has an impossible zone offset`);
+  }
+  const time = Date.parse(value as string);
   if (Number.isNaN(time)) throw new BadUserInputError(`"${value}" is not a valid date-time`);
   return new Date(time).toISOString();
 }

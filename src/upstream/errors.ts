@@ -15,7 +15,9 @@ export type GatewayErrorCode =
   | 'ENTRY_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'UPSTREAM_UNAVAILABLE'
-  | 'UPSTREAM_BUDGET_EXCEEDED';
+  | 'UPSTREAM_BUDGET_EXCEEDED'
+  | 'VALUE_OUT_OF_RANGE'
+  | 'WRITE_COMMITTED';
 
 export interface GatewayErrorOptions {
   /** Status of the upstream response that caused this error, if any. */
@@ -133,6 +135,52 @@ export class UpstreamBudgetExceededError extends GatewayError {
   readonly code = 'UPSTREAM_BUDGET_EXCEEDED';
 }
 
+/**
+ * The upstream sent a value this API's types cannot carry (an amount or a quantity beyond
+ * GraphQL's 32-bit `Int`, e.g. an order written before amounts were bounded). Raised where the
+ * value is read, so it is an error of that field only; retrying does not help.
+ */
+export class ValueOutOfRangeError extends GatewayError {
+  override name = 'ValueOutOfRangeError';
+  readonly code = 'VALUE_OUT_OF_RANGE';
+}
+
+/**
+ * A write succeeded upstream, but part of the mutation's answer could not be built (a value out
+ * of range, a follow-up read that failed). Never retry the write: it happened. `causeCode` is
+ * the code of what went wrong with the answer.
+ */
+export class WriteCommittedError extends GatewayError {
+  override name = 'WriteCommittedError';
+  readonly code = 'WRITE_COMMITTED';
+  readonly causeCode: string;
+
+  constructor(message: string, causeCode: string, options: GatewayErrorOptions = {}) {
+    super(message, options);
+    this.causeCode = causeCode;
+  }
+
+  override get extensions(): Record<string, unknown> {
+    return { ...super.extensions, causeCode: this.causeCode };
+  }
+}
+
 export function isGatewayError(error: unknown): error is GatewayError {
   return error instanceof GatewayError;
+}
+
+/**
+ * The gateway error inside whatever GraphQL wrapped around it (`originalError`, a few levels
+ * deep), if there is one.
+ */
+export function findGatewayError(error: unknown): GatewayError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth += 1) {
+    if (isGatewayError(current)) return current;
+    current =
+      typeof current === 'object' && 'originalError' in current
+        ? (current as { originalError?: unknown }).originalError
+        : undefined;
+  }
+  return undefined;
 }

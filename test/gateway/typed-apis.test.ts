@@ -230,6 +230,26 @@ describe('typed Custom APIs', () => {
       )
     ).body;
     expect(stale.errors[0].extensions.code).toBe('PRECONDITION_FAILED');
+    // An empty ifMatch is refused, not taken as "no precondition" (issue 20 #11).
+    const calls = await callerCalls();
+    const empty = (
+      await stack.graphql(
+        `mutation($input: UpdateGiftCardInput!) { updateGiftCard(input: $input) { giftCard { id } } }`,
+        { input: { id: ids[4], ifMatch: '', balance: 47 } },
+      )
+    ).body;
+    expect(empty.errors[0].extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'input.ifMatch',
+    });
+    const emptyDelete = (
+      await stack.graphql(
+        `mutation($input: DeleteGiftCardInput!) { deleteGiftCard(input: $input) { deletedId } }`,
+        { input: { id: ids[4], ifMatch: '' } },
+      )
+    ).body;
+    expect(emptyDelete.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(await callerCalls()).toBe(calls);
 
     const extra = (
       await stack.graphql(

@@ -392,6 +392,47 @@ function buildCases(): Case[] {
     name: 'unknown input field',
     request: gql(createQuery, { i: { customApiId, attributes: {}, sneaky: 1 } }),
   });
+  // Issue 20 #11: a `__proto__` attribute could never be stored; an empty ifMatch would drop
+  // the precondition.
+  for (const attributes of ['{"__proto__": {"x": 1}}', '{"__proto__": "v", "a": 1}']) {
+    add({
+      name: `attributes = ${attributes}`,
+      request: gql(createQuery, { i: { customApiId, attributes: JSON.parse(attributes) } }),
+      code: 'BAD_USER_INPUT',
+    });
+  }
+  add({
+    name: 'updateCustomApiEntry ifMatch ""',
+    request: gql(
+      'mutation($i: UpdateCustomApiEntryInput!) { updateCustomApiEntry(input: $i) { entry { upstreamId } } }',
+      { i: { customApiId, entryId, attributes: { a: 1 }, ifMatch: '' } },
+    ),
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: 'deleteCustomApiEntry ifMatch ""',
+    request: gql(
+      'mutation($i: DeleteCustomApiEntryInput!) { deleteCustomApiEntry(input: $i) { deletedId } }',
+      { i: { customApiId, entryId, ifMatch: '' } },
+    ),
+    code: 'BAD_USER_INPUT',
+  });
+  for (const date of [
+    '2024-02-30T00:00:00Z',
+    '2023-02-29T00:00:00Z',
+    '2024-06-31T12:00:00+02:00',
+    '2024-01-01T24:00:00Z',
+    '2024-01-01T00:60:00Z',
+    '2024-01-01T00:00:00+25:00',
+  ]) {
+    add({
+      name: `orders filter createdAt.gt = ${date}`,
+      request: gql('query($f: OrderFilter) { orders(first: 1, filter: $f) { totalCount } }', {
+        f: { createdAt: { gt: date } },
+      }),
+      code: 'BAD_USER_INPUT',
+    });
+  }
   const discount = (fields: Record<string, unknown>) =>
     gql(
       'mutation($i: UpdateCartItemCustomDiscountInput!) { updateCartItemCustomDiscount(input: $i) { customDiscount { id } } }',
@@ -409,7 +450,7 @@ function buildCases(): Case[] {
         },
       },
     );
-  for (const amount of [0, 1, 2 ** 31, -(2 ** 31) - 1, 1e20, -1.5, '-100', null]) {
+  for (const amount of [0, 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 1e20, -1.5, '-100', null]) {
     add({ name: `amount = ${JSON.stringify(amount)}`, request: discount({ amount }) });
   }
   for (const field of ['description', 'discountCode', 'discountEngine', 'externalId']) {
@@ -646,6 +687,18 @@ function buildCases(): Case[] {
       request: journey.addItem({ price: { amount, includesTax: true } }),
     });
   }
+  // Issue 20 #6: a line whose total a client could not receive (Money.amount is a 32-bit Int).
+  for (const [amount, quantity] of [
+    [2 ** 31 - 1, 1_000_000],
+    [2 ** 31 - 1, 2],
+    [3_000, 1_000_000],
+  ]) {
+    add({
+      name: `addCartCustomItem ${amount} × ${quantity}`,
+      request: journey.addItem({ quantity, price: { amount, includesTax: true } }),
+      code: 'BAD_USER_INPUT',
+    });
+  }
   for (const [field, value] of [
     ['price', null],
     ['price', { includesTax: true }],
@@ -674,7 +727,7 @@ function buildCases(): Case[] {
     ['updateCartCustomDiscount', journey.updateCartDiscount],
   ];
   for (const [mutation, build] of discountWrites) {
-    for (const amount of [0, 1, 2 ** 31, -(2 ** 31) - 1, 1e20, -1.5, '-100', null]) {
+    for (const amount of [0, 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 1e20, -1.5, '-100', null]) {
       add({ name: `${mutation} amount = ${JSON.stringify(amount)}`, request: build({ amount }) });
     }
     for (const field of ['description', 'discountCode', 'discountEngine', 'externalId']) {

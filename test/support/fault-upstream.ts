@@ -27,7 +27,9 @@ export type Fault =
   /** A 200 whose body is not JSON. */
   | { kind: 'garbage'; body?: string; contentType?: string }
   /** A 200 with this JSON body (wrongly shaped on purpose). */
-  | { kind: 'json'; body: unknown; status?: number };
+  | { kind: 'json'; body: unknown; status?: number }
+  /** Forward to the target (the write happens), then answer its status with this body instead. */
+  | { kind: 'rewrite'; body: (text: string) => string };
 
 export interface FaultRule {
   method?: string;
@@ -213,6 +215,13 @@ export async function createFaultUpstream(options: {
           .writeHead(200, { 'content-type': fault.contentType ?? 'application/json' })
           .end(fault.body ?? '<html>502 Bad Gateway</html>');
         return;
+      case 'rewrite': {
+        const answer = await forward(req, body);
+        const text = fault.body(answer.body);
+        answer.headers['content-length'] = String(Buffer.byteLength(text));
+        res.writeHead(answer.status, answer.headers).end(text);
+        return;
+      }
       case 'json':
         res
           .writeHead(fault.status ?? 200, { 'content-type': 'application/json' })

@@ -60,11 +60,16 @@ export async function startHardeningStack(
     gateway?: Partial<GatewayOptions>;
     /** Serve through the node:http fast path too (src/gateway/fast-path.ts). Default false. */
     fastPath?: boolean;
+    /**
+     * The service's SQLite file (default `:memory:`): a test that must put rows no route would
+     * write (data of an older version) opens a second connection to it.
+     */
+    dbPath?: string;
   } = {},
 ): Promise<HardeningStack> {
   const clients = options.clients ?? [{ id: 'demo', secret: 'demo-secret' }];
   const service = await createCommerceService({
-    dbPath: ':memory:',
+    dbPath: options.dbPath ?? ':memory:',
     clients,
     seed: false,
     logger: false,

@@ -10,9 +10,12 @@ import { badRequest, forbidden, notFound, unprocessable } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import {
+  amountOverflow,
   computeCartTotals,
   DEFAULT_CURRENCY,
   type ItemTotals,
+  MAX_AMOUNT,
+  MAX_QUANTITY,
   type MoneyValue,
   money,
 } from '../money.ts';
@@ -160,6 +163,12 @@ export function parseCustomDiscount(
   if (amount >= 0) {
     throw badRequest(`${amountSource} must be less than zero, got ${amount}.`, amountSource);
   }
+  if (amount < -MAX_AMOUNT) {
+    throw badRequest(
+      `${amountSource} must be at least -${MAX_AMOUNT} (the largest amount), got ${amount}.`,
+      amountSource,
+    );
+  }
   return {
     amount,
     description: requireText(data, 'description'),
@@ -183,8 +192,16 @@ function requireQuantity(data: Json, min: number): number {
   if (quantity === undefined || quantity === null) {
     throw badRequest('data.quantity is required.', 'data.quantity');
   }
-  if (typeof quantity !== 'number' || !Number.isSafeInteger(quantity) || quantity < min) {
-    throw badRequest(`data.quantity must be an integer >= ${min}.`, 'data.quantity');
+  if (
+    typeof quantity !== 'number' ||
+    !Number.isSafeInteger(quantity) ||
+    quantity < min ||
+    quantity > MAX_QUANTITY
+  ) {
+    throw badRequest(
+      `data.quantity must be an integer from ${min} to ${MAX_QUANTITY}.`,
+      'data.quantity',
+    );
   }
   return quantity;
 }
@@ -205,9 +222,9 @@ function parseCustomItem(body: unknown): CustomItemInput {
       'data.price',
     );
   }
-  if (!isMinorUnits(price.amount) || price.amount < 0) {
+  if (!isMinorUnits(price.amount) || price.amount < 0 || price.amount > MAX_AMOUNT) {
     throw badRequest(
-      'data.price.amount must be a non-negative integer number of minor units.',
+      `data.price.amount must be an integer number of minor units from 0 to ${MAX_AMOUNT}.`,
       'data.price.amount',
     );
   }
@@ -240,6 +257,50 @@ function loadCart(db: Db, storeId: string, cartId: string): CartState {
     .prepare('SELECT * FROM cart_custom_discounts WHERE cart_id = ? ORDER BY created_at, id')
     .all(cart.id) as DiscountRow[];
   return { cart, items, discounts };
+}
+
+/**
+ * 400 naming `source` when the cart, as it would be after a write (or as it is, at checkout),
+ * has a total above MAX_AMOUNT: judged before anything is written, so every amount a cart or
+ * an order ever shows fits the `Int` a GraphQL client receives.
+ */
+function judgeCartTotals(state: CartState, source: string, doing: string): void {
+  const overflow = amountOverflow(totalsOf(state));
+  if (overflow === undefined) return;
+  const what =
+    overflow.what === 'line'
+      ? `the line total of "${state.items[overflow.index ?? 0]?.name}" (unit price × quantity)`
+      : 'the cart total (the sum of every line)';
+  throw badRequest(
+    `${doing} would make ${what} ${overflow.amount} minor units, above the largest amount ` +
+      `(${MAX_AMOUNT}); lower the quantity or the price.`,
+    source,
+  );
+}
+
+/**
+ * 400 when a stored item or discount is out of the bounds writes now keep (a cart written by
+ * an older version): such a cart cannot become an order a client can read.
+ */
+function judgeCartItems(state: CartState): void {
+  for (const item of state.items) {
+    if (item.quantity > MAX_QUANTITY || item.unit_amount > MAX_AMOUNT) {
+      throw badRequest(
+        `Item ${item.id} has a quantity or unit price above the largest allowed ` +
+          `(${MAX_QUANTITY} units, ${MAX_AMOUNT} minor units): change it before checking out.`,
+        'cart',
+      );
+    }
+  }
+  for (const discount of state.discounts) {
+    if (discount.amount < -MAX_AMOUNT) {
+      throw badRequest(
+        `Custom discount ${discount.id} is below -${MAX_AMOUNT} minor units: change it before ` +
+          'checking out.',
+        'cart',
+      );
+    }
+  }
 }
 
 function findItem(state: CartState, itemId: string): ItemRow {
@@ -835,8 +896,26 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const result = tx(() => {
         const state = loadCart(db, request.store.id, request.params.cartId);
         const now = ctx.timestamp();
+        const id = newId();
+        const item: ItemRow = {
+          id,
+          cart_id: state.cart.id,
+          name: input.name,
+          sku: input.sku,
+          description: input.description,
+          quantity: input.quantity,
+          unit_amount: input.amount,
+          includes_tax: input.includesTax ? 1 : 0,
+          created_at: now,
+          updated_at: now,
+        };
+        judgeCartTotals(
+          { ...state, items: [...state.items, item] },
+          'data.quantity',
+          'Adding this item',
+        );
         insertItem.run({
-          id: newId(),
+          id,
           store_id: request.store.id,
           cart_id: state.cart.id,
           name: input.name,
@@ -882,6 +961,8 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
           db.prepare('DELETE FROM cart_items WHERE id = ?').run(item.id);
           dropCartDiscountsIfEmpty(state.cart.id);
         } else {
+          const items = state.items.map((i) => (i === item ? { ...i, quantity } : i));
+          judgeCartTotals({ ...state, items }, 'data.quantity', 'This quantity');
           db.prepare('UPDATE cart_items SET quantity = ?, updated_at = ? WHERE id = ?').run(
             quantity,
             now,
@@ -968,6 +1049,9 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
         if (state.items.length === 0) {
           throw badRequest('The cart is empty: add an item before checking out.', 'cart');
         }
+        // A cart written before amounts were bounded may hold more than an order can show.
+        judgeCartItems(state);
+        judgeCartTotals(state, 'cart', 'Checking out this cart');
         const totals = totalsOf(state);
         const id = newId();
         const now = ctx.timestamp();

@@ -114,7 +114,14 @@ function attributesOf(body: unknown, api: CustomApiRow): JsonObject {
         `data.${key}`,
       );
     }
-    attributes[key] = value;
+    // Defined, not assigned: were a `__proto__` key ever to get past the body parser (which
+    // refuses it), it would stay an attribute instead of becoming the object's prototype.
+    Object.defineProperty(attributes, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return attributes;
 }
@@ -127,11 +134,16 @@ function checkSize(attributes: JsonObject): number {
   return size;
 }
 
-/** The etag values an If-Match header lists (`W/"x"`, `"x"`, bare `x`, or `*`). */
+/**
+ * The etag values an If-Match header lists (`W/"x"`, `"x"`, bare `x`, or `*`). A header that
+ * lists none (`If-Match:` empty, or only commas and quotes) is a 400: it is a precondition the
+ * client meant to set, and matching nothing must not pass for "no precondition" nor for a
+ * changed entry.
+ */
 export function parseIfMatch(header: string | string[] | undefined): string[] | undefined {
   if (header === undefined) return undefined;
   const raw = Array.isArray(header) ? header.join(',') : header;
-  return raw
+  const tags = raw
     .split(',')
     .map((part) =>
       part
@@ -140,6 +152,13 @@ export function parseIfMatch(header: string | string[] | undefined): string[] | 
         .replace(/^"(.*)"$/, '$1'),
     )
     .filter((part) => part !== '');
+  if (tags.length === 0) {
+    throw badRequest(
+      'If-Match lists no entity tag; send W/"<etag_id>" (or *), or leave the header out.',
+      'If-Match',
+    );
+  }
+  return tags;
 }
 
 function checkIfMatch(request: FastifyRequest, row: EntryRow | undefined): void {

@@ -89,7 +89,8 @@ export function judgeFieldInput(
   const attributes: Record<string, unknown> = {};
   for (const field of fields) {
     const path = `input.${field.name}`;
-    const value = input[field.name];
+    // Own keys only: a field named `constructor` or `toString` must not read Object.prototype.
+    const value = Object.hasOwn(input, field.name) ? input[field.name] : undefined;
     if (value === undefined) {
       if (mode === 'create' && !field.rules.allowNull) {
         bad(`${path} is required: the field does not allow null values`, path);
@@ -97,7 +98,14 @@ export function judgeFieldInput(
       continue;
     }
     judgeFieldValue(field, value, path);
-    attributes[field.slug] = value;
+    // Defined, not assigned: a slug `__proto__` would otherwise set the object's prototype
+    // and the value would silently never be sent.
+    Object.defineProperty(attributes, field.slug, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return attributes;
 }
@@ -131,7 +139,10 @@ export function renderFieldFilters(
   if (!filter) return [];
   const clauses: string[] = [];
   for (const field of fields) {
-    const ops = filter[field.name] as Record<string, unknown> | null | undefined;
+    const ops = (Object.hasOwn(filter, field.name) ? filter[field.name] : undefined) as
+      | Record<string, unknown>
+      | null
+      | undefined;
     if (!ops) continue;
     for (const op of FILTER_OPS[field.type]) {
       const value = ops[op];

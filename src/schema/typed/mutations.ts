@@ -13,7 +13,7 @@ import {
   entryFromWrite,
   MAX_ENTRY_BYTES,
 } from '../custom-api-entry.ts';
-import { judgeIfMatch, judgeUuid } from '../rows.ts';
+import { judgeUuid, optionalIfMatch } from '../rows.ts';
 import { nonNull } from './base-types.ts';
 import { type EntryTypes, type TypedEntry, typedEntry } from './entry-types.ts';
 import { judgeFieldInput } from './field-values.ts';
@@ -29,14 +29,17 @@ export function entryMutationFields(
   const { names, fields } = api;
   const T = names.type;
   const payload = (verb: 'Create' | 'Update') =>
-    new GraphQLObjectType<{ entry: TypedEntry }, GatewayContext>({
+    new GraphQLObjectType<{ entry: () => TypedEntry }, GatewayContext>({
       name: `${verb}${T}Payload`,
       description: `The ${verb === 'Create' ? 'created' : 'updated'} ${T}.`,
       fields: {
         [names.lookup]: {
-          type: nonNull(types.ObjectType),
-          description: 'The entry as stored, with its new etag.',
-          resolve: (result) => result.entry,
+          // Nullable and built here: once the write is done, nothing fails the mutation.
+          type: types.ObjectType,
+          description:
+            'The entry as stored, with its new etag; null, with a WRITE_COMMITTED error, ' +
+            'when the write happened but its answer was unusable.',
+          resolve: (result) => result.entry(),
         },
       },
     });
@@ -76,7 +79,7 @@ export function entryMutationFields(
           segments: entriesPath(api.customApiId),
           body: { data: { ...attributes, type: api.apiType } },
         });
-        return { entry: typedEntry(api, entryFromWrite(response, api.customApiId)) };
+        return { entry: () => typedEntry(api, entryFromWrite(response, api.customApiId)) };
       },
     },
     [names.update]: {
@@ -85,10 +88,7 @@ export function entryMutationFields(
       args: { input: { type: nonNull(inputs.UpdateInput), description: 'The change.' } },
       resolve: async (_root, { input }: { input: Record<string, unknown> }, context) => {
         const entryId = judgeUuid(String(input.id), 'input.id');
-        const ifMatch =
-          typeof input.ifMatch === 'string' && input.ifMatch !== ''
-            ? judgeIfMatch(input.ifMatch, 'input.ifMatch')
-            : undefined;
+        const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
         const attributes = judgeFieldInput(fields, input, 'update');
         const response = await context.write({
           method: 'PUT',
@@ -96,7 +96,7 @@ export function entryMutationFields(
           body: { data: { ...attributes, type: api.apiType } },
           ifMatch,
         });
-        return { entry: typedEntry(api, entryFromWrite(response, api.customApiId)) };
+        return { entry: () => typedEntry(api, entryFromWrite(response, api.customApiId)) };
       },
     },
     [names.delete]: {
@@ -109,7 +109,7 @@ export function entryMutationFields(
         context,
       ) => {
         const entryId = judgeUuid(input.id, 'input.id');
-        const ifMatch = input.ifMatch ? judgeIfMatch(input.ifMatch, 'input.ifMatch') : undefined;
+        const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
         await context.write({
           method: 'DELETE',
           segments: [...entriesPath(api.customApiId), entryId],
