@@ -31,6 +31,8 @@ export interface OrderShape extends Listed {
   customerId: string | null;
   total: MoneyShape;
   totals: CartTotalsShape;
+  /** The lines, when the answer that carried the order included them (checkout does). */
+  items?: OrderItemShape[];
 }
 
 export function toOrder(row: JsonObject): OrderShape {
@@ -98,8 +100,14 @@ async function fetchOrderItems(
   orderId: string,
 ): Promise<OrderItemShape[]> {
   const response = await context.get(['orders', orderId], { include: 'items' });
-  const body = response.body;
-  const included = isJsonObject(body) && isJsonObject(body.included) ? body.included.items : [];
+  return includedOrderItems(response.body) ?? [];
+}
+
+/** The order items of an answer's `included.items`; undefined when it included none. */
+function includedOrderItems(body: unknown): OrderItemShape[] | undefined {
+  const included =
+    isJsonObject(body) && isJsonObject(body.included) ? body.included.items : undefined;
+  if (included === undefined) return undefined;
   if (!Array.isArray(included)) throw unusable('order items');
   return included.map((row) => {
     if (!isJsonObject(row)) throw unusable('order item');
@@ -157,7 +165,8 @@ builder.node(OrderRef, {
     items: t.field({
       type: [OrderItemRef],
       description: 'The ordered items (one more upstream GET).',
-      resolve: (order, _args, context) => fetchOrderItems(context, order.upstreamId),
+      // Checkout's answer carries them (no GET then): a guest's token may not read the order.
+      resolve: (order, _args, context) => order.items ?? fetchOrderItems(context, order.upstreamId),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
@@ -343,7 +352,9 @@ builder.mutationField('checkoutCart', (t) =>
         segments: ['carts', cartId, 'checkout'],
         body: { data },
       });
-      return { order: toOrder(expectResource(response)) };
+      const items = includedOrderItems(response.body);
+      const order = toOrder(expectResource(response));
+      return { order: items === undefined ? order : { ...order, items } };
     },
   }),
 );

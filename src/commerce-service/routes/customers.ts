@@ -5,15 +5,16 @@
  * - with `X-Moltin-Customer-Token`, the list and the single read answer for that customer only
  *   (another customer's id is a 404), under a client_credentials or an implicit token;
  * - without one, a client_credentials token sees every customer of the store; an implicit token
- *   sees none (403): a read-only token lives in browsers, and customers' emails are not public;
- * - writes need a client_credentials token (auth.ts), except `POST /v2/customers/tokens`, the
- *   shopper's sign-in, which an implicit token may make.
+ *   none (403, scopes.ts): a shopper's token lives in browsers, and customers' emails are not
+ *   public;
+ * - writes need a client_credentials token (scopes.ts), except `POST /v2/customers/tokens`, the
+ *   shopper's sign-in, which any token may make.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import { hashPassword, issueCustomerToken, verifyPassword } from '../customers.ts';
 import type { Db } from '../db.ts';
-import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts';
+import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import { type JsonObject, requireData } from '../request-body.ts';
@@ -98,15 +99,12 @@ function customerBody(body: unknown, creating: boolean) {
   };
 }
 
-/** The customer this request may see: the token's own, or any when the store token may. */
+/**
+ * The customer this request may see: the customer token's own, else any (scopes.ts lets only a
+ * client_credentials token here without a customer token).
+ */
 function visibleScope(request: FastifyRequest): { id?: string } {
-  if (request.customer) return { id: request.customer.id };
-  if (request.store.grant === 'implicit') {
-    throw forbidden(
-      'An implicit token reads customers only with X-Moltin-Customer-Token (its own customer).',
-    );
-  }
-  return {};
+  return request.customer ? { id: request.customer.id } : {};
 }
 
 function findCustomer(db: Db, request: FastifyRequest, id: string): CustomerRow {
