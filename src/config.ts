@@ -27,7 +27,28 @@ export interface ServiceConfig {
   clients: ClientCredentials[];
   /** Seed the demo store when the database is empty. `COMMERCE_SEED=0` turns it off. Default on. */
   seed: boolean;
+  /** Failed sign-in limits of `POST /v2/customers/tokens`. */
+  signInLimits: SignInLimits;
 }
+
+/**
+ * Failed sign-ins (`POST /v2/customers/tokens`) the service takes within a window before it
+ * answers 429 until enough of them are older than the window. 0 turns a limit off.
+ */
+export interface SignInLimits {
+  /** Per email, per store. `COMMERCE_SIGNIN_EMAIL_FAILURES`, default 10. */
+  perEmail: number;
+  /** Per client (source address), per store. `COMMERCE_SIGNIN_CLIENT_FAILURES`, default 100. */
+  perClient: number;
+  /** The window, ms. `COMMERCE_SIGNIN_WINDOW_MS`, default 900,000 (15 minutes). */
+  windowMs: number;
+}
+
+export const DEFAULT_SIGN_IN_LIMITS: Readonly<SignInLimits> = {
+  perEmail: 10,
+  perClient: 100,
+  windowMs: 15 * 60 * 1000,
+};
 
 /** Settings of the GraphQL gateway. */
 export interface GatewayConfig {
@@ -228,6 +249,16 @@ function parseCount(name: string, raw: string | undefined, fallback: number): nu
   return value;
 }
 
+/** A count where 0 means "off". */
+function parseLimit(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new ConfigError(`${name} must be 0 (off) or a positive integer, got "${raw}"`);
+  }
+  return value;
+}
+
 function parseUrl(name: string, raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   let url: URL;
@@ -253,6 +284,23 @@ function serviceFromEnv(env: Env, port: number): ServiceConfig {
     dbPath: env.COMMERCE_DB || '.data/commerce.db',
     clients: parseClients(env.COMMERCE_CLIENTS),
     seed: parseBool('COMMERCE_SEED', env.COMMERCE_SEED, true),
+    signInLimits: {
+      perEmail: parseLimit(
+        'COMMERCE_SIGNIN_EMAIL_FAILURES',
+        env.COMMERCE_SIGNIN_EMAIL_FAILURES,
+        DEFAULT_SIGN_IN_LIMITS.perEmail,
+      ),
+      perClient: parseLimit(
+        'COMMERCE_SIGNIN_CLIENT_FAILURES',
+        env.COMMERCE_SIGNIN_CLIENT_FAILURES,
+        DEFAULT_SIGN_IN_LIMITS.perClient,
+      ),
+      windowMs: parseCount(
+        'COMMERCE_SIGNIN_WINDOW_MS',
+        env.COMMERCE_SIGNIN_WINDOW_MS,
+        DEFAULT_SIGN_IN_LIMITS.windowMs,
+      ),
+    },
   };
 }
 

@@ -3,7 +3,7 @@
  * listens for `npm run service`, src/main.ts beside the gateway, tests on port 0.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ClientCredentials } from '../config.ts';
+import { type ClientCredentials, DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from '../config.ts';
 import { createAuthenticator } from './auth.ts';
 import type { RouteModule, ServiceContext } from './context.ts';
 import { createCustomerResolver } from './customers.ts';
@@ -20,6 +20,7 @@ import { oauthRoutes } from './routes/oauth.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { checkScope, scopeOf } from './scopes.ts';
+import { createSignInLimiter } from './sign-in-limits.ts';
 import { ensureStores, type StoreContext } from './stores.ts';
 import { type Clock, createTimestamper, systemClock } from './time.ts';
 
@@ -38,6 +39,8 @@ export interface CommerceServiceOptions {
   logger?: boolean;
   /** Clock for token expiry and record timestamps; default `Date.now`. Tests inject one. */
   now?: Clock;
+  /** Failed sign-in limits (src/config.ts); each default as there. */
+  signInLimits?: Partial<SignInLimits>;
 }
 
 /** A route the service registered: its method and url as declared (prefix included). */
@@ -82,6 +85,10 @@ export async function createCommerceService(
     clock,
     timestamp: createTimestamper(clock),
     clients: options.clients,
+    signInLimiter: createSignInLimiter(
+      { ...DEFAULT_SIGN_IN_LIMITS, ...options.signInLimits },
+      clock,
+    ),
   };
 
   let app: FastifyInstance;

@@ -8,7 +8,8 @@
  *   none (403, scopes.ts): a shopper's token lives in browsers, and customers' emails are not
  *   public;
  * - writes need a client_credentials token (scopes.ts), except `POST /v2/customers/tokens`, the
- *   shopper's sign-in, which any token may make.
+ *   shopper's sign-in, which any token may make, within the failed sign-in limits
+ *   (sign-in-limits.ts).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
@@ -230,14 +231,25 @@ export function customerRoutes(ctx: ServiceContext): FastifyPluginAsync {
       if (typeof secret !== 'string' || secret === '' || secret.length > MAX_PASSWORD) {
         throw badRequest('data.password is required: the customer’s password.', 'data.password');
       }
-      const row = db
-        .prepare('SELECT id, password_hash FROM customers WHERE store_id = ? AND email_key = ?')
-        .get(request.store.id, given.toLowerCase()) as
-        | { id: string; password_hash: string | null }
-        | undefined;
-      // Unknown email, no password set, wrong password: one answer, one cost.
-      const ok = await verifyPassword(secret, row?.password_hash ?? null);
-      if (!row || !ok) throw unauthorized('The email or password is not correct.');
+      // Over the failed sign-in limits: 429 before any password is checked.
+      const attempt = ctx.signInLimiter.begin(request.store.id, given, request.ip);
+      let row: { id: string; password_hash: string | null } | undefined;
+      let ok: boolean | undefined;
+      try {
+        row = db
+          .prepare('SELECT id, password_hash FROM customers WHERE store_id = ? AND email_key = ?')
+          .get(request.store.id, given.toLowerCase()) as typeof row;
+        // Unknown email, no password set, wrong password: one answer, one cost.
+        ok = await verifyPassword(secret, row?.password_hash ?? null);
+      } finally {
+        // A check that broke says nothing about the password.
+        if (ok === undefined) attempt.abandoned();
+      }
+      if (!row || !ok) {
+        attempt.failed();
+        throw unauthorized('The email or password is not correct.');
+      }
+      attempt.succeeded();
       return { data: issueCustomerToken(db, ctx.clock, request.store.id, row.id) };
     });
   };
