@@ -11,6 +11,7 @@ import {
   loadEmbeddedServiceConfig,
   parseBool,
   parsePort,
+  parseWhole,
   type ServiceConfig,
 } from './commerce-service/config.ts';
 import { DEFAULT_CALL_BUDGET } from './upstream/budget.ts';
@@ -172,12 +173,7 @@ export interface Config {
 }
 
 function parseCount(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
-  }
-  return value;
+  return parseWhole(name, raw, fallback, 1);
 }
 
 function parseUrl(name: string, raw: string | undefined): string | undefined {

@@ -31,9 +31,9 @@ async function main(): Promise<void> {
   let service: Awaited<ReturnType<typeof createCommerceService>> | undefined;
   let demoToken: string | undefined;
   if (upstreamUrl === undefined) {
-    const { dbPath, clients, seed, port } = config.service;
+    const { dbPath, clients, seed, port, signInLimits } = config.service;
     if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
-    service = await createCommerceService({ dbPath, clients, seed });
+    service = await createCommerceService({ dbPath, clients, seed, signInLimits });
     await service.listen({ port, host: '127.0.0.1' });
     const address = service.server.address();
     const servicePort = typeof address === 'object' && address ? address.port : port;

@@ -4,7 +4,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createAuthenticator } from './auth.ts';
-import type { ClientCredentials } from './config.ts';
+import { type ClientCredentials, DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from './config.ts';
 import type { RouteModule, ServiceContext } from './context.ts';
 import { createCustomerResolver } from './customers.ts';
 import { openDatabase } from './db.ts';
@@ -19,6 +19,8 @@ import { fileRoutes } from './routes/files.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { settingsRoutes } from './routes/settings.ts';
+import { checkScope, scopeOf } from './scopes.ts';
+import { createSignInLimiter } from './sign-in-limits.ts';
 import { ensureStores, type StoreContext } from './stores.ts';
 import { type Clock, createTimestamper, systemClock } from './time.ts';
 
@@ -37,6 +39,21 @@ export interface CommerceServiceOptions {
   logger?: boolean;
   /** Clock for token expiry and record timestamps; default `Date.now`. Tests inject one. */
   now?: Clock;
+  /** Failed sign-in limits (src/config.ts); each default as there. */
+  signInLimits?: Partial<SignInLimits>;
+}
+
+/** A route the service registered: its method and url as declared (prefix included). */
+export interface ServiceRoute {
+  method: string;
+  url: string;
+}
+
+const routesOf = new WeakMap<FastifyInstance, ServiceRoute[]>();
+
+/** Every route of a service made by createCommerceService, as fastify registered them. */
+export function serviceRoutes(app: FastifyInstance): readonly ServiceRoute[] {
+  return routesOf.get(app) ?? [];
 }
 
 /** Largest request body; well above the 64 KB entry limit, so that limit answers with its own 413. */
@@ -68,6 +85,10 @@ export async function createCommerceService(
     clock,
     timestamp: createTimestamper(clock),
     clients: options.clients,
+    signInLimiter: createSignInLimiter(
+      { ...DEFAULT_SIGN_IN_LIMITS, ...options.signInLimits },
+      clock,
+    ),
   };
 
   let app: FastifyInstance;
@@ -87,6 +108,17 @@ export async function createCommerceService(
   }
   app.addHook('onClose', async () => {
     db.close();
+  });
+  const routes: ServiceRoute[] = [];
+  routesOf.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      // No /v2 route goes live without a decision on who may call it (scopes.ts).
+      if (route.url.startsWith('/v2/') && scopeOf(method, route.url) === undefined) {
+        throw new Error(`${method} ${route.url} has no token scope in scopes.ts`);
+      }
+      routes.push({ method, url: route.url });
+    }
   });
 
   registerErrorHandling(app);
@@ -122,6 +154,7 @@ export async function createCommerceService(
       v2.addHook('onRequest', async (request) => {
         request.store = authenticate(request);
         request.customer = resolveCustomer(request, request.store.id);
+        checkScope(request);
       });
       for (const routes of v2Routes) await v2.register(routes(ctx));
     },

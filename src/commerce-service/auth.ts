@@ -7,7 +7,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { ClientCredentials } from './config.ts';
 import type { Db } from './db.ts';
-import { forbidden, unauthorized } from './errors.ts';
+import { unauthorized } from './errors.ts';
 import { sha256Hex, storeIdForClient } from './ids.ts';
 import { type StoreContext, settingsFromRow } from './stores.ts';
 import { type Clock, formatTimestamp } from './time.ts';
@@ -92,23 +92,8 @@ interface TokenRow {
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 /**
- * The writes a shopper's read-only (implicit) token may make, as in the production API: signing
- * in (`POST /v2/customers/tokens`), and, once signed in (with `X-Moltin-Customer-Token`, checked
- * after this), their carts: items, custom discounts and checkout. Everything else stays 403.
- */
-function implicitMayWrite(request: FastifyRequest): boolean {
-  const route = request.routeOptions.url ?? '';
-  if (request.method === 'POST' && route === '/v2/customers/tokens') return true;
-  return (
-    (route === '/v2/carts' || route.startsWith('/v2/carts/')) &&
-    request.headers['x-moltin-customer-token'] !== undefined
-  );
-}
-
-/**
  * Resolves the request's bearer token to its store. Throws 401 when the header is missing or
- * malformed, or the token unknown or expired, and 403 when a read-only (implicit) token is used
- * for anything but GET/HEAD/OPTIONS.
+ * malformed, or the token unknown or expired. What each kind of token may do is scopes.ts's.
  */
 export function createAuthenticator(db: Db, clock: Clock) {
   const lookup = db.prepare(
@@ -130,15 +115,6 @@ export function createAuthenticator(db: Db, clock: Clock) {
     if (!row) throw unauthorized('The access token is not valid.');
     if (row.expires_at <= clock()) {
       throw unauthorized('The access token has expired; request a new one.');
-    }
-    if (
-      row.grant_type === 'implicit' &&
-      !['GET', 'HEAD', 'OPTIONS'].includes(request.method) &&
-      !implicitMayWrite(request)
-    ) {
-      throw forbidden(
-        'This token comes from an implicit grant and is read-only; use a client_credentials token to write.',
-      );
     }
     return {
       id: row.store_id,

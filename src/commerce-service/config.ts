@@ -23,7 +23,28 @@ export interface ServiceConfig {
   clients: ClientCredentials[];
   /** Seed the demo store when the database is empty. `COMMERCE_SEED=0` turns it off. Default on. */
   seed: boolean;
+  /** Failed sign-in limits of `POST /v2/customers/tokens`. */
+  signInLimits: SignInLimits;
 }
+
+/**
+ * Failed sign-ins (`POST /v2/customers/tokens`) the service takes within a window before it
+ * answers 429 until enough of them are older than the window. 0 turns a limit off.
+ */
+export interface SignInLimits {
+  /** Per email, per store. `COMMERCE_SIGNIN_EMAIL_FAILURES`, default 10. */
+  perEmail: number;
+  /** Per client (source address), per store. `COMMERCE_SIGNIN_CLIENT_FAILURES`, default 100. */
+  perClient: number;
+  /** The window, ms. `COMMERCE_SIGNIN_WINDOW_MS`, default 900,000 (15 minutes). */
+  windowMs: number;
+}
+
+export const DEFAULT_SIGN_IN_LIMITS: Readonly<SignInLimits> = {
+  perEmail: 10,
+  perClient: 100,
+  windowMs: 15 * 60 * 1000,
+};
 
 /** A variable of the environment that cannot be used; the message names it. */
 export class ConfigError extends Error {
@@ -72,6 +93,41 @@ export function parseClients(raw: string | undefined): ClientCredentials[] {
   return clients;
 }
 
+/** A whole number of at least `min`; `0` allowed means "off" where a caller says so. */
+export function parseWhole(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: 0 | 1,
+): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min) {
+    const what = min === 0 ? '0 (off) or a positive integer' : 'a positive integer';
+    throw new ConfigError(`${name} must be ${what}, got "${raw}"`);
+  }
+  return value;
+}
+
+function signInLimitsFromEnv(env: Env): SignInLimits {
+  const d = DEFAULT_SIGN_IN_LIMITS;
+  return {
+    perEmail: parseWhole(
+      'COMMERCE_SIGNIN_EMAIL_FAILURES',
+      env.COMMERCE_SIGNIN_EMAIL_FAILURES,
+      d.perEmail,
+      0,
+    ),
+    perClient: parseWhole(
+      'COMMERCE_SIGNIN_CLIENT_FAILURES',
+      env.COMMERCE_SIGNIN_CLIENT_FAILURES,
+      d.perClient,
+      0,
+    ),
+    windowMs: parseWhole('COMMERCE_SIGNIN_WINDOW_MS', env.COMMERCE_SIGNIN_WINDOW_MS, d.windowMs, 1),
+  };
+}
+
 function serviceFromEnv(env: Env, host: string, port: number): ServiceConfig {
   return {
     port,
@@ -79,6 +135,7 @@ function serviceFromEnv(env: Env, host: string, port: number): ServiceConfig {
     dbPath: env.COMMERCE_DB || '.data/commerce.db',
     clients: parseClients(env.COMMERCE_CLIENTS),
     seed: parseBool('COMMERCE_SEED', env.COMMERCE_SEED, true),
+    signInLimits: signInLimitsFromEnv(env),
   };
 }
 

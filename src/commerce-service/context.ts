@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ClientCredentials } from './config.ts';
 import type { CustomerContext } from './customers.ts';
 import type { Db } from './db.ts';
+import type { SignInLimiter } from './sign-in-limits.ts';
 import type { StoreContext } from './stores.ts';
 import type { Clock } from './time.ts';
 
@@ -17,6 +18,8 @@ export interface ServiceContext {
   /** A fresh record timestamp (24-char ISO UTC), strictly increasing within the process. */
   timestamp: () => string;
   clients: ClientCredentials[];
+  /** Failed sign-in limits of `POST /v2/customers/tokens`. */
+  signInLimiter: SignInLimiter;
 }
 
 export type RouteModule = (ctx: ServiceContext) => FastifyPluginAsync;

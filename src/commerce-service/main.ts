@@ -1,7 +1,8 @@
 /**
  * `npm run service`: the commerce service alone. Reads its configuration from the environment
- * (PORT, HOST, COMMERCE_DB, COMMERCE_CLIENTS, COMMERCE_SEED; see ./config.ts), listens, and
- * stops cleanly on SIGINT/SIGTERM (in-flight requests finish, the database is closed).
+ * (PORT, HOST, COMMERCE_DB, COMMERCE_CLIENTS, COMMERCE_SEED, COMMERCE_SIGNIN_*; see
+ * ./config.ts), listens, and stops cleanly on SIGINT/SIGTERM (in-flight requests finish, the
+ * database is closed).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     dbPath: config.dbPath,
     clients: config.clients,
     seed: config.seed,
+    signInLimits: config.signInLimits,
     logger: false,
   });
   const address = await app.listen({ port: config.port, host: config.host });

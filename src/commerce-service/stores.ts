@@ -19,7 +19,7 @@ export interface StoreSettings {
 export interface StoreContext {
   id: string;
   clientId: string;
-  /** `implicit` tokens may only read. */
+  /** `implicit` tokens are a shopper's: what they may do is scopes.ts's. */
   grant: 'client_credentials' | 'implicit';
   settings: StoreSettings;
 }

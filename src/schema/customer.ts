@@ -6,7 +6,11 @@
  */
 
 import { expectList, expectResource, type JsonObject } from '../upstream/client.ts';
-import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
+import {
+  BadUserInputError,
+  RateLimitedError,
+  UpstreamUnavailableError,
+} from '../upstream/errors.ts';
 import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
@@ -208,11 +212,23 @@ builder.mutationField('createCustomerToken', (t) =>
           field: 'input.password',
         });
       }
-      const response = await context.write({
-        method: 'POST',
-        segments: ['customers', 'tokens'],
-        body: { data: { type: 'token', email, password: input.password } },
-      });
+      const response = await context
+        .write({
+          method: 'POST',
+          segments: ['customers', 'tokens'],
+          body: { data: { type: 'token', email, password: input.password } },
+        })
+        .catch((error: unknown) => {
+          // The service's failed sign-in limits, not the store's request rate: say so.
+          if (!(error instanceof RateLimitedError)) throw error;
+          const wait = error.retryAfterMs;
+          throw new RateLimitedError(
+            wait === undefined
+              ? 'Too many failed sign-ins for this email or from this client; retry later'
+              : `Too many failed sign-ins for this email or from this client; retry in ${Math.ceil(wait / 1000)} s`,
+            { upstreamStatus: error.upstreamStatus, retryAfterMs: wait, cause: error },
+          );
+        });
       const data = expectResource(response);
       const expires = data.expires;
       if (typeof expires !== 'number' || !Number.isFinite(expires)) {

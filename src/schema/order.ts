@@ -34,6 +34,8 @@ export interface OrderShape extends Listed {
    * not of the whole page.
    */
   displayPrice: JsonObject;
+  /** The lines, when the answer that carried the order included them (checkout does). */
+  items?: OrderItemShape[];
 }
 
 export function toOrder(row: JsonObject): OrderShape {
@@ -100,8 +102,14 @@ async function fetchOrderItems(
   orderId: string,
 ): Promise<OrderItemShape[]> {
   const response = await context.get(['orders', orderId], { include: 'items' });
-  const body = response.body;
-  const included = isJsonObject(body) && isJsonObject(body.included) ? body.included.items : [];
+  return includedOrderItems(response.body) ?? [];
+}
+
+/** The order items of an answer's `included.items`; undefined when it included none. */
+function includedOrderItems(body: unknown): OrderItemShape[] | undefined {
+  const included =
+    isJsonObject(body) && isJsonObject(body.included) ? body.included.items : undefined;
+  if (included === undefined) return undefined;
   if (!Array.isArray(included)) throw unusable('order items');
   return included.map((row) => {
     if (!isJsonObject(row)) throw unusable('order item');
@@ -175,7 +183,8 @@ builder.node(OrderRef, {
       description:
         'The ordered items (one more upstream GET); null, with an error, when they cannot be ' +
         'read or represented.',
-      resolve: (order, _args, context) => fetchOrderItems(context, order.upstreamId),
+      // Checkout's answer carries them (no GET then): a guest's token may not read the order.
+      resolve: (order, _args, context) => order.items ?? fetchOrderItems(context, order.upstreamId),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
@@ -367,7 +376,13 @@ builder.mutationField('checkoutCart', (t) =>
         body: { data },
       });
       // Read in the payload's field: once the order is placed, nothing may fail the mutation.
-      return { order: () => toOrder(expectResource(response)) };
+      return {
+        order: () => {
+          const items = includedOrderItems(response.body);
+          const order = toOrder(expectResource(response));
+          return items === undefined ? order : { ...order, items };
+        },
+      };
     },
   }),
 );

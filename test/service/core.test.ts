@@ -1,6 +1,6 @@
 /**
- * The service's foundation over real HTTP: tokens and their expiry, read-only implicit tokens,
- * store isolation, the JSON:API error body for every kind of bad request, and settings.
+ * The service's foundation over real HTTP: tokens and their expiry, what an implicit token may
+ * not do, store isolation, the JSON:API error body for every kind of bad request, and settings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceService } from '../../src/commerce-service/app.ts';
@@ -123,12 +123,15 @@ describe('bearer tokens on /v2', () => {
     expect(errorOf(expired).detail).toMatch(/expired/);
   });
 
-  it('lets an implicit token read but answers 403 to its writes', async () => {
+  it('keeps the store’s settings from an implicit token: 403 to its reads and writes', async () => {
     const writer = await service.token('alpha');
     const id = await createCustomApi(service, {}, writer);
     const reader = await service.token('alpha', 'implicit');
-    expect((await service.call('GET', `${CUSTOM_APIS}/${id}`, { token: reader })).status).toBe(200);
-    expect((await service.call('GET', CUSTOM_APIS, { token: reader })).status).toBe(200);
+    for (const path of [`${CUSTOM_APIS}/${id}`, CUSTOM_APIS, '/v2/settings']) {
+      const read = await service.call('GET', path, { token: reader });
+      expect(read.status).toBe(403);
+      expect(errorOf(read).detail).toMatch(/client_credentials/);
+    }
     for (const [method, path] of [
       ['POST', CUSTOM_APIS],
       ['PUT', `${CUSTOM_APIS}/${id}`],
@@ -142,7 +145,7 @@ describe('bearer tokens on /v2', () => {
       expect(result.status).toBe(403);
       expect(errorOf(result).detail).toMatch(/read-only/);
     }
-    expect((await service.call('GET', `${CUSTOM_APIS}/${id}`, { token: reader })).status).toBe(200);
+    expect((await service.call('GET', `${CUSTOM_APIS}/${id}`, { token: writer })).status).toBe(200);
   });
 
   it('checks the token before reading the body', async () => {

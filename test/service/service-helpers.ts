@@ -3,7 +3,7 @@
  * of the production API would. Shared by the service-core suites.
  */
 import { createCommerceService } from '../../src/commerce-service/app.ts';
-import type { ClientCredentials } from '../../src/commerce-service/config.ts';
+import type { ClientCredentials, SignInLimits } from '../../src/commerce-service/config.ts';
 import type { Clock } from '../../src/commerce-service/time.ts';
 
 export interface CallOptions {
@@ -38,7 +38,12 @@ export const DEFAULT_TEST_CLIENTS: ClientCredentials[] = [
 ];
 
 export async function startService(
-  options: { clients?: ClientCredentials[]; now?: Clock; dbPath?: string } = {},
+  options: {
+    clients?: ClientCredentials[];
+    now?: Clock;
+    dbPath?: string;
+    signInLimits?: Partial<SignInLimits>;
+  } = {},
 ): Promise<ServiceUnderTest> {
   const clients = options.clients ?? DEFAULT_TEST_CLIENTS;
   const app = await createCommerceService({
@@ -46,6 +51,7 @@ export async function startService(
     clients,
     seed: false,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.signInLimits ? { signInLimits: options.signInLimits } : {}),
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 

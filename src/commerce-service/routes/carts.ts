@@ -20,7 +20,7 @@ import {
   money,
 } from '../money.ts';
 import { isObject, type JsonObject, requireData } from '../request-body.ts';
-import { JSON_CONTENT_TYPE, storeOrderDocument } from './orders.ts';
+import { JSON_CONTENT_TYPE, storeCheckedOutOrder } from './orders.ts';
 
 /** At most this many custom discounts per item, and this many at cart level. */
 export const MAX_CUSTOM_DISCOUNTS = 5;
@@ -735,6 +735,13 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
     if (signedIn !== null && id !== signedIn) {
       throw forbidden('With a customer token, checkout is made as that customer only.');
     }
+    // A guest's token naming a customer would link the order to them and answer with their
+    // name and email: only the store's token, or that customer's own token, may.
+    if (signedIn === null && request.store.grant !== 'client_credentials') {
+      throw forbidden(
+        'An implicit token checks out as a guest (data.customer {email, name}); to check out as a customer, send their X-Moltin-Customer-Token.',
+      );
+    }
     const row = db
       .prepare('SELECT id, name, email FROM customers WHERE store_id = ? AND id = ?')
       .get(request.store.id, id) as { id: string; name: string; email: string } | undefined;
@@ -750,12 +757,10 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
     });
 
     // A customer's carts (production's "get customer carts"): with a customer token, theirs;
-    // without one, a client_credentials token lists every cart of the store, an implicit one none.
-    app.get('/carts', async (request) => {
-      if (!request.customer && request.store.grant !== 'client_credentials') {
-        throw forbidden('Send X-Moltin-Customer-Token to list a customer’s carts.');
-      }
-      return listResources({
+    // without one, a client_credentials token lists every cart of the store (an implicit token
+    // without one never gets here: scopes.ts).
+    app.get('/carts', async (request) =>
+      listResources({
         request,
         db,
         table: 'carts',
@@ -774,8 +779,8 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
               .map((d) => presentDiscount(d, state.cart.currency)),
           };
         },
-      });
-    });
+      }),
+    );
 
     app.post('/carts', async (request, reply) => {
       const data = requireData(request.body);
@@ -1043,7 +1048,7 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
 
     app.post<{ Params: CartParams }>('/carts/:cartId/checkout', async (request, reply) => {
       const input = parseCheckout(request.body, request.customer !== null);
-      const doc = tx(() => {
+      const body = tx(() => {
         const customer = orderCustomer(request, input.customer);
         const state = loadCart(db, request.store.id, request.params.cartId);
         if (state.items.length === 0) {
@@ -1086,10 +1091,10 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
           });
         });
         // Rendered once, now that the order and its items are written; reads serve the text.
-        return storeOrderDocument(db, id);
+        return storeCheckedOutOrder(db, id);
       });
       reply.code(201).type(JSON_CONTENT_TYPE);
-      return `{"data":${doc}}`;
+      return body;
     });
   };
 }

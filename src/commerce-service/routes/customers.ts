@@ -5,15 +5,17 @@
  * - with `X-Moltin-Customer-Token`, the list and the single read answer for that customer only
  *   (another customer's id is a 404), under a client_credentials or an implicit token;
  * - without one, a client_credentials token sees every customer of the store; an implicit token
- *   sees none (403): a read-only token lives in browsers, and customers' emails are not public;
- * - writes need a client_credentials token (auth.ts), except `POST /v2/customers/tokens`, the
- *   shopper's sign-in, which an implicit token may make.
+ *   none (403, scopes.ts): a shopper's token lives in browsers, and customers' emails are not
+ *   public;
+ * - writes need a client_credentials token (scopes.ts), except `POST /v2/customers/tokens`, the
+ *   shopper's sign-in, which any token may make, within the failed sign-in limits
+ *   (sign-in-limits.ts).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import { hashPassword, issueCustomerToken, verifyPassword } from '../customers.ts';
 import type { Db } from '../db.ts';
-import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts';
+import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import { type JsonObject, requireData } from '../request-body.ts';
@@ -98,15 +100,12 @@ function customerBody(body: unknown, creating: boolean) {
   };
 }
 
-/** The customer this request may see: the token's own, or any when the store token may. */
+/**
+ * The customer this request may see: the customer token's own, else any (scopes.ts lets only a
+ * client_credentials token here without a customer token).
+ */
 function visibleScope(request: FastifyRequest): { id?: string } {
-  if (request.customer) return { id: request.customer.id };
-  if (request.store.grant === 'implicit') {
-    throw forbidden(
-      'An implicit token reads customers only with X-Moltin-Customer-Token (its own customer).',
-    );
-  }
-  return {};
+  return request.customer ? { id: request.customer.id } : {};
 }
 
 function findCustomer(db: Db, request: FastifyRequest, id: string): CustomerRow {
@@ -232,14 +231,25 @@ export function customerRoutes(ctx: ServiceContext): FastifyPluginAsync {
       if (typeof secret !== 'string' || secret === '' || secret.length > MAX_PASSWORD) {
         throw badRequest('data.password is required: the customer’s password.', 'data.password');
       }
-      const row = db
-        .prepare('SELECT id, password_hash FROM customers WHERE store_id = ? AND email_key = ?')
-        .get(request.store.id, given.toLowerCase()) as
-        | { id: string; password_hash: string | null }
-        | undefined;
-      // Unknown email, no password set, wrong password: one answer, one cost.
-      const ok = await verifyPassword(secret, row?.password_hash ?? null);
-      if (!row || !ok) throw unauthorized('The email or password is not correct.');
+      // Over the failed sign-in limits: 429 before any password is checked.
+      const attempt = ctx.signInLimiter.begin(request.store.id, given, request.ip);
+      let row: { id: string; password_hash: string | null } | undefined;
+      let ok: boolean | undefined;
+      try {
+        row = db
+          .prepare('SELECT id, password_hash FROM customers WHERE store_id = ? AND email_key = ?')
+          .get(request.store.id, given.toLowerCase()) as typeof row;
+        // Unknown email, no password set, wrong password: one answer, one cost.
+        ok = await verifyPassword(secret, row?.password_hash ?? null);
+      } finally {
+        // A check that broke says nothing about the password.
+        if (ok === undefined) attempt.abandoned();
+      }
+      if (!row || !ok) {
+        attempt.failed();
+        throw unauthorized('The email or password is not correct.');
+      }
+      attempt.succeeded();
       return { data: issueCustomerToken(db, ctx.clock, request.store.id, row.id) };
     });
   };

@@ -1,0 +1,137 @@
+/**
+ * What each kind of token may do, route by route: the table of the README's security model.
+ * The production API scopes an implicit token (it needs only the client id, which storefronts
+ * publish) to shopper work: carts, checkout, signing in, and, with the customer's
+ * `X-Moltin-Customer-Token`, that customer's own record and orders. Everything else of the
+ * store (settings, Custom APIs and their entries, accounts, files, every store-wide list) needs
+ * the store's client_credentials token.
+ *
+ * Every /v2 route has an entry in ROUTE_SCOPES: app.ts refuses to register a route without
+ * one, so a new route cannot go live without a decision. The check runs in the /v2 onRequest
+ * hook, after the bearer and customer tokens are resolved and before the body is read.
+ */
+import type { FastifyRequest } from 'fastify';
+import { forbidden } from './errors.ts';
+
+/**
+ * - `store`: client_credentials only.
+ * - `shopper`: any token of the store. Carts guard a customer's cart themselves (carts.ts:
+ *   only that customer, or the store's token without a customer token, may use it).
+ * - `customer`: client_credentials, or an implicit token with `X-Moltin-Customer-Token`; the
+ *   route then answers for that customer only (another customer's record is a 404).
+ */
+export type RouteScope = 'store' | 'shopper' | 'customer';
+
+const ENTRIES_BY_ID = '/v2/settings/extensions/custom-apis/:customApiId/entries';
+
+/** `METHOD url` (the url as the route was declared, prefix included) → its scope. */
+export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
+  'GET /v2/settings': 'store',
+  'PUT /v2/settings': 'store',
+  'GET /v2/settings/cart': 'store',
+  'PUT /v2/settings/cart': 'store',
+
+  'POST /v2/settings/extensions/custom-apis': 'store',
+  'GET /v2/settings/extensions/custom-apis': 'store',
+  'GET /v2/settings/extensions/custom-apis/:id': 'store',
+  'PUT /v2/settings/extensions/custom-apis/:id': 'store',
+  'DELETE /v2/settings/extensions/custom-apis/:id': 'store',
+  'POST /v2/settings/extensions/custom-apis/:id/fields': 'store',
+  'GET /v2/settings/extensions/custom-apis/:id/fields': 'store',
+  'GET /v2/settings/extensions/custom-apis/:id/fields/:fieldId': 'store',
+  'PUT /v2/settings/extensions/custom-apis/:id/fields/:fieldId': 'store',
+  'DELETE /v2/settings/extensions/custom-apis/:id/fields/:fieldId': 'store',
+
+  // Custom API entries: production opens them to shoppers only where the store configured the
+  // Custom API for it; this service has no such setting, so they are the store's.
+  [`POST ${ENTRIES_BY_ID}`]: 'store',
+  [`GET ${ENTRIES_BY_ID}`]: 'store',
+  [`GET ${ENTRIES_BY_ID}/:entryId`]: 'store',
+  [`PUT ${ENTRIES_BY_ID}/:entryId`]: 'store',
+  [`DELETE ${ENTRIES_BY_ID}/:entryId`]: 'store',
+  'POST /v2/extensions/:slug': 'store',
+  'GET /v2/extensions/:slug': 'store',
+  'GET /v2/extensions/:slug/:entryId': 'store',
+  'PUT /v2/extensions/:slug/:entryId': 'store',
+  'DELETE /v2/extensions/:slug/:entryId': 'store',
+
+  // The list of carts is a customer's ("get customer carts"); a cart by id is anyone's who
+  // holds the id, unless it is a customer's (carts.ts).
+  'GET /v2/carts': 'customer',
+  'POST /v2/carts': 'shopper',
+  'GET /v2/carts/:cartId': 'shopper',
+  'PUT /v2/carts/:cartId': 'shopper',
+  'DELETE /v2/carts/:cartId': 'shopper',
+  'GET /v2/carts/:cartId/items': 'shopper',
+  'POST /v2/carts/:cartId/items': 'shopper',
+  'DELETE /v2/carts/:cartId/items': 'shopper',
+  'PUT /v2/carts/:cartId/items/:itemId': 'shopper',
+  'DELETE /v2/carts/:cartId/items/:itemId': 'shopper',
+  'POST /v2/carts/:cartId/custom-discounts': 'shopper',
+  'PUT /v2/carts/:cartId/custom-discounts/:discountId': 'shopper',
+  'DELETE /v2/carts/:cartId/custom-discounts/:discountId': 'shopper',
+  'POST /v2/carts/:cartId/items/:itemId/custom-discounts': 'shopper',
+  'PUT /v2/carts/:cartId/items/:itemId/custom-discounts/:discountId': 'shopper',
+  'DELETE /v2/carts/:cartId/items/:itemId/custom-discounts/:discountId': 'shopper',
+  'POST /v2/carts/:cartId/checkout': 'shopper',
+
+  'GET /v2/orders': 'customer',
+  'GET /v2/orders/:orderId': 'customer',
+
+  'POST /v2/files': 'store',
+  'GET /v2/files': 'store',
+  'GET /v2/files/:fileId': 'store',
+  'GET /v2/files/:fileId/content': 'store',
+  'DELETE /v2/files/:fileId': 'store',
+
+  'POST /v2/accounts': 'store',
+  'GET /v2/accounts': 'store',
+  'GET /v2/accounts/:accountId': 'store',
+  'PUT /v2/accounts/:accountId': 'store',
+  'DELETE /v2/accounts/:accountId': 'store',
+
+  'POST /v2/customers': 'store',
+  'GET /v2/customers': 'customer',
+  'GET /v2/customers/:customerId': 'customer',
+  'PUT /v2/customers/:customerId': 'store',
+  'DELETE /v2/customers/:customerId': 'store',
+  // Signing in: what a shopper's token is for.
+  'POST /v2/customers/tokens': 'shopper',
+};
+
+/** HEAD is served by the GET route of the same url (fastify's exposeHeadRoutes). */
+function key(method: string, url: string): string {
+  return `${method === 'HEAD' ? 'GET' : method} ${url}`;
+}
+
+/** The scope of a route, or undefined when it has none. */
+export function scopeOf(method: string, url: string): RouteScope | undefined {
+  return ROUTE_SCOPES[key(method, url)];
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Throws 403 when the request's token may not use its route. Call after `request.store` and
+ * `request.customer` are set. A request that matched no route passes: it answers 404.
+ */
+export function checkScope(request: FastifyRequest): void {
+  if (request.store.grant === 'client_credentials' || request.is404) return;
+  const url = request.routeOptions.url ?? '';
+  const scope = scopeOf(request.method, url);
+  if (scope === 'shopper') return;
+  if (scope === 'customer' && request.customer !== null) return;
+  if (!READS.has(request.method)) {
+    throw forbidden(
+      'This token comes from an implicit grant and is read-only here; use a client_credentials token to write.',
+    );
+  }
+  if (scope === 'customer') {
+    throw forbidden(
+      'An implicit token reads this only for a signed-in customer: send X-Moltin-Customer-Token (their own data), or use a client_credentials token.',
+    );
+  }
+  throw forbidden(
+    'An implicit token cannot read this: it is the store’s own data and needs a client_credentials token.',
+  );
+}

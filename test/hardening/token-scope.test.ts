@@ -1,0 +1,334 @@
+/**
+ * The scope of each kind of token, route by route: every GET route the service registered
+ * (fastify's own list, through serviceRoutes) is called with each token kind and answers as
+ * the README's token-scope table says. A route missing from TABLE fails the walk, so a new
+ * route cannot go live without a decision; an answer a shopper gets never carries another
+ * customer's data. Over real HTTP, against a store with two customers, a guest, a Custom API
+ * of member emails, an account and a file.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCommerceService, serviceRoutes } from '../../src/commerce-service/app.ts';
+
+/** The kinds of token a caller may hold. */
+const KINDS = ['store', 'guest', 'account', 'ann'] as const;
+type Kind = (typeof KINDS)[number];
+type Expect = Record<Kind, number>;
+
+/** client_credentials only. */
+const STORE: Expect = { store: 200, guest: 403, account: 403, ann: 403 };
+/** The store's token, or a signed-in customer (for their own data). */
+const CUSTOMER: Expect = { store: 200, guest: 403, account: 403, ann: 200 };
+/** Anyone with a token of the store (a guest cart by its id). */
+const ANYONE: Expect = { store: 200, guest: 200, account: 200, ann: 200 };
+/** Ann's own record, cart or order. */
+const ANNS: Expect = { store: 200, guest: 403, account: 403, ann: 200 };
+/** Someone else's record, cart or order, as Ann sees it: it does not exist. */
+const NOT_ANNS: Expect = { store: 200, guest: 403, account: 403, ann: 404 };
+
+/** Fixture names a case's params refer to; resolved once the fixtures exist. */
+type Ref =
+  | 'api'
+  | 'field'
+  | 'entry'
+  | 'slug'
+  | 'account'
+  | 'file'
+  | 'ann'
+  | 'bob'
+  | 'annCart'
+  | 'bobCart'
+  | 'guestCart'
+  | 'annOrder'
+  | 'bobOrder'
+  | 'guestOrder';
+
+interface Case {
+  params?: Record<string, Ref>;
+  expect: Expect;
+}
+
+const API = '/v2/settings/extensions/custom-apis';
+
+/** Every GET route of the service → what each kind of token gets. */
+const TABLE: Record<string, Case[]> = {
+  '/v2/settings': [{ expect: STORE }],
+  '/v2/settings/cart': [{ expect: STORE }],
+  [API]: [{ expect: STORE }],
+  [`${API}/:id`]: [{ params: { id: 'api' }, expect: STORE }],
+  [`${API}/:id/fields`]: [{ params: { id: 'api' }, expect: STORE }],
+  [`${API}/:id/fields/:fieldId`]: [{ params: { id: 'api', fieldId: 'field' }, expect: STORE }],
+  [`${API}/:customApiId/entries`]: [{ params: { customApiId: 'api' }, expect: STORE }],
+  [`${API}/:customApiId/entries/:entryId`]: [
+    { params: { customApiId: 'api', entryId: 'entry' }, expect: STORE },
+  ],
+  '/v2/extensions/:slug': [{ params: { slug: 'slug' }, expect: STORE }],
+  '/v2/extensions/:slug/:entryId': [{ params: { slug: 'slug', entryId: 'entry' }, expect: STORE }],
+  '/v2/carts': [{ expect: CUSTOMER }],
+  '/v2/carts/:cartId': [
+    { params: { cartId: 'guestCart' }, expect: ANYONE },
+    { params: { cartId: 'annCart' }, expect: { ...ANYONE, guest: 404, account: 404 } },
+    { params: { cartId: 'bobCart' }, expect: { ...ANYONE, guest: 404, account: 404, ann: 404 } },
+  ],
+  '/v2/carts/:cartId/items': [
+    { params: { cartId: 'guestCart' }, expect: ANYONE },
+    { params: { cartId: 'annCart' }, expect: { ...ANYONE, guest: 404, account: 404 } },
+    { params: { cartId: 'bobCart' }, expect: { ...ANYONE, guest: 404, account: 404, ann: 404 } },
+  ],
+  '/v2/orders': [{ expect: CUSTOMER }],
+  '/v2/orders/:orderId': [
+    { params: { orderId: 'annOrder' }, expect: ANNS },
+    { params: { orderId: 'bobOrder' }, expect: NOT_ANNS },
+    { params: { orderId: 'guestOrder' }, expect: NOT_ANNS },
+  ],
+  '/v2/files': [{ expect: STORE }],
+  '/v2/files/:fileId': [{ params: { fileId: 'file' }, expect: STORE }],
+  '/v2/files/:fileId/content': [{ params: { fileId: 'file' }, expect: STORE }],
+  '/v2/accounts': [{ expect: STORE }],
+  '/v2/accounts/:accountId': [{ params: { accountId: 'account' }, expect: STORE }],
+  '/v2/customers': [{ expect: CUSTOMER }],
+  '/v2/customers/:customerId': [
+    { params: { customerId: 'ann' }, expect: ANNS },
+    { params: { customerId: 'bob' }, expect: NOT_ANNS },
+  ],
+};
+
+const ADDRESS = {
+  first_name: 'A',
+  last_name: 'B',
+  line_1: '1 Road',
+  region: 'R',
+  postcode: 'P1',
+  country: 'GB',
+};
+
+let app: FastifyInstance;
+let url: string;
+const ids = {} as Record<Ref, string>;
+const headersOf = {} as Record<Kind, Record<string, string>>;
+/** What each shopper kind must never see: other people's data. */
+const foreignTo = {} as Record<Kind, string[]>;
+
+async function call(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; text: string; json: any }> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, text, json };
+}
+
+/** A write that must succeed; returns `data`. */
+async function made(method: string, path: string, headers: Record<string, string>, body: unknown) {
+  const result = await call(method, path, headers, body);
+  if (result.status >= 300) throw new Error(`${method} ${path} → ${result.status}: ${result.text}`);
+  return result.json.data;
+}
+
+async function token(grant: 'client_credentials' | 'implicit'): Promise<string> {
+  const form = new URLSearchParams({ grant_type: grant, client_id: 'alpha' });
+  if (grant === 'client_credentials') form.set('client_secret', 'alpha-secret');
+  const response = await fetch(`${url}/oauth/access_token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+beforeAll(async () => {
+  app = await createCommerceService({
+    dbPath: ':memory:',
+    clients: [{ id: 'alpha', secret: 'alpha-secret' }],
+    seed: false,
+  });
+  url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const admin = { authorization: `Bearer ${await token('client_credentials')}` };
+  const implicit = { authorization: `Bearer ${await token('implicit')}` };
+
+  const api = await made('POST', API, admin, {
+    data: { type: 'custom_api', name: 'Loyalty', slug: 'loyalty', api_type: 'loyalty_ext' },
+  });
+  ids.api = api.id;
+  ids.slug = 'loyalty';
+  ids.field = (
+    await made('POST', `${API}/${api.id}/fields`, admin, {
+      data: { type: 'custom_field', name: 'Email', slug: 'member_email', field_type: 'string' },
+    })
+  ).id;
+  ids.entry = (
+    await made('POST', `${API}/${api.id}/entries`, admin, {
+      data: { type: 'loyalty_ext', member_email: 'member@example.com' },
+    })
+  ).id;
+  ids.account = (
+    await made('POST', '/v2/accounts', admin, { data: { type: 'account', name: 'Acme Ltd' } })
+  ).id;
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array([1, 2, 3])], { type: 'text/plain' }), 'private.txt');
+  const upload = await fetch(`${url}/v2/files`, { method: 'POST', headers: admin, body: form });
+  ids.file = ((await upload.json()) as { data: { id: string } }).data.id;
+
+  const customerTokens = {} as Record<'ann' | 'bob', string>;
+  for (const who of ['ann', 'bob'] as const) {
+    ids[who] = (
+      await made('POST', '/v2/customers', admin, {
+        data: { type: 'customer', name: who, email: `${who}@example.com`, password: `${who}-pw-1` },
+      })
+    ).id;
+    customerTokens[who] = (
+      await made('POST', '/v2/customers/tokens', implicit, {
+        data: { type: 'token', email: `${who}@example.com`, password: `${who}-pw-1` },
+      })
+    ).token;
+  }
+  const shop = async (headers: Record<string, string>, name: string, customer?: unknown) => {
+    const cart = await made('POST', '/v2/carts', headers, { data: { name } });
+    await made('POST', `/v2/carts/${cart.id}/items`, headers, {
+      data: { type: 'custom_item', name, sku: name, quantity: 1, price: { amount: 100 } },
+    });
+    const order = await made('POST', `/v2/carts/${cart.id}/checkout`, headers, {
+      data: { ...(customer ? { customer } : {}), billing_address: ADDRESS },
+    });
+    return { cart: cart.id as string, order: order.id as string };
+  };
+  const asAnn = { ...implicit, 'x-moltin-customer-token': customerTokens.ann };
+  const asBob = { ...implicit, 'x-moltin-customer-token': customerTokens.bob };
+  ({ cart: ids.annCart, order: ids.annOrder } = await shop(asAnn, 'ann-cart'));
+  ({ cart: ids.bobCart, order: ids.bobOrder } = await shop(asBob, 'bob-cart'));
+  ({ cart: ids.guestCart, order: ids.guestOrder } = await shop(implicit, 'guest-cart', {
+    name: 'Gus Guest',
+    email: 'guest@example.com',
+  }));
+
+  headersOf.store = admin;
+  headersOf.guest = implicit;
+  // A B2B account member's token: the service does not honour it, so it opens nothing.
+  headersOf.account = {
+    ...implicit,
+    'ep-account-management-authentication-token': 'a'.repeat(40),
+  };
+  headersOf.ann = asAnn;
+  const everyone = [
+    'ann@example.com',
+    'bob@example.com',
+    'guest@example.com',
+    'Gus Guest',
+    'member@example.com',
+    'Acme Ltd',
+    'private.txt',
+    ids.ann,
+    ids.bob,
+    ids.annOrder,
+    ids.bobOrder,
+    ids.guestOrder,
+  ];
+  foreignTo.store = [];
+  foreignTo.guest = everyone;
+  foreignTo.account = everyone;
+  foreignTo.ann = everyone.filter(
+    (v) => v !== 'ann@example.com' && v !== ids.ann && v !== ids.annOrder,
+  );
+});
+afterAll(() => app?.close());
+
+function pathOf(route: string, params: Record<string, Ref> = {}): string {
+  return route.replace(/:(\w+)/g, (_match, name: string) => {
+    const ref = params[name];
+    if (ref === undefined) throw new Error(`${route}: no value for :${name}`);
+    return ids[ref];
+  });
+}
+
+describe('the scope of each kind of token, route by route', () => {
+  it('has a decision for every GET route the service registered, and no stale one', () => {
+    const gets = serviceRoutes(app)
+      .filter((route) => route.method === 'GET')
+      .map((route) => route.url);
+    expect(gets.length).toBeGreaterThan(20);
+    expect([...gets].sort()).toEqual(Object.keys(TABLE).sort());
+  });
+
+  it('answers every GET route as the table says, and never with another customer’s data', async () => {
+    const problems: string[] = [];
+    for (const route of serviceRoutes(app).filter((r) => r.method === 'GET')) {
+      const cases = TABLE[route.url];
+      if (cases === undefined) {
+        problems.push(`${route.url}: no scope decision in the test's table`);
+        continue;
+      }
+      for (const { params, expect: expected } of cases) {
+        const path = pathOf(route.url, params);
+        for (const kind of KINDS) {
+          const result = await call('GET', path, headersOf[kind]);
+          if (result.status !== expected[kind]) {
+            problems.push(`${kind} GET ${path}: ${result.status}, expected ${expected[kind]}`);
+          }
+          // (A 404 may name the id the caller sent: that is no one's data.)
+          for (const value of foreignTo[kind]) {
+            if (result.text.includes(value) && !path.includes(value)) {
+              problems.push(`${kind} GET ${path}: saw ${value}`);
+            }
+          }
+          if (result.status === 403) {
+            const detail: string = result.json?.errors?.[0]?.detail ?? '';
+            if (!/client_credentials/.test(detail)) {
+              problems.push(`${kind} GET ${path}: 403 without saying what to use: ${detail}`);
+            }
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('lists only the signed-in customer’s own orders, carts and record', async () => {
+    const idsOf = async (path: string) =>
+      ((await call('GET', path, headersOf.ann)).json.data as { id: string }[]).map((r) => r.id);
+    expect(await idsOf('/v2/orders')).toEqual([ids.annOrder]);
+    expect(await idsOf('/v2/carts')).toEqual([ids.annCart]);
+    expect(await idsOf('/v2/customers')).toEqual([ids.ann]);
+    // The store's token sees the whole store.
+    const all = await call('GET', '/v2/orders', headersOf.store);
+    expect(all.json.meta.results.total).toBe(3);
+  });
+
+  it('refuses an implicit token every write of the store’s data, before reading the body', async () => {
+    // The shopper's writes (carts, checkout, signing in) are walked in test/gateway/guest-shopping.
+    const shopperWrites = /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$/;
+    const problems: string[] = [];
+    const writes = serviceRoutes(app).filter(
+      (r) => !['GET', 'HEAD'].includes(r.method) && r.url.startsWith('/v2/'),
+    );
+    expect(writes.length).toBeGreaterThan(20);
+    for (const route of writes) {
+      if (shopperWrites.test(route.url)) continue;
+      const path = route.url.replace(/:\w+/g, '00000000-0000-4000-8000-000000000000');
+      for (const kind of ['guest', 'account', 'ann'] as const) {
+        // Not JSON: a route that read the body would answer 400.
+        const response = await fetch(`${url}${path}`, {
+          method: route.method,
+          headers: { ...headersOf[kind], 'content-type': 'application/json' },
+          body: '{not json',
+        });
+        const text = await response.text();
+        if (response.status !== 403 || !/read-only/.test(text)) {
+          problems.push(`${kind} ${route.method} ${path}: ${response.status} ${text}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
