@@ -48,6 +48,11 @@ export interface GatewayConfig {
   graphiql?: boolean;
   /** Allow introspection queries. `INTROSPECTION`, default on (off in production). */
   introspection?: boolean;
+  /**
+   * Serve Federation's `_service { sdl }` (the whole schema). `FEDERATION_SDL`, default: as
+   * `INTROSPECTION`; a federation router composing this subgraph needs it.
+   */
+  federationSdl?: boolean;
   /** Refuse requests a browser could send cross-site unpreflighted. `CSRF_PREVENTION`, default on. */
   csrfPrevention?: boolean;
   /** Largest request body, bytes. `MAX_BODY_BYTES`, default 524288 (512 KiB). */
@@ -279,10 +284,12 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
 
 function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upstreamUrl'> {
   const production = env.NODE_ENV === 'production';
+  const introspection = parseBool('INTROSPECTION', env.INTROSPECTION, !production);
   return {
     production,
     graphiql: parseBool('GRAPHIQL', env.GRAPHIQL, !production),
-    introspection: parseBool('INTROSPECTION', env.INTROSPECTION, !production),
+    introspection,
+    federationSdl: parseBool('FEDERATION_SDL', env.FEDERATION_SDL, introspection),
     csrfPrevention: parseBool('CSRF_PREVENTION', env.CSRF_PREVENTION, true),
     maxBodyBytes: parseCount('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 512 * 1024),
     queryLimits: {

@@ -80,6 +80,7 @@ async function main(): Promise<void> {
     demoToken: () => demoToken,
     graphiql: g.graphiql,
     introspection: g.introspection,
+    federationSdl: g.federationSdl,
     csrfPrevention: g.csrfPrevention,
     production: g.production,
     maxBodyBytes: g.maxBodyBytes,

@@ -11,6 +11,7 @@ import {
   type YogaServerInstance,
   maskError as yogaMaskError,
 } from 'graphql-yoga';
+import { NoSubgraphSdlRule } from '../schema/federation.ts';
 import { schema } from '../schema/index.ts';
 import {
   type AttemptObserver,
@@ -79,6 +80,11 @@ export interface GatewayOptions {
   production?: boolean;
   /** Allow introspection. Default true. */
   introspection?: boolean;
+  /**
+   * Serve Federation's `_service { sdl }` (the whole schema, for a federation router's
+   * composition). Default: as `introspection`.
+   */
+  federationSdl?: boolean;
   /** CSRF prevention (src/gateway/armor.ts). Default true. */
   csrfPrevention?: boolean;
   /** Query limits (src/gateway/armor.ts); defaults there. */
@@ -235,6 +241,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         limits: options.queryLimits,
         maxFirst: options.paging?.maxFirst,
       }),
+      ...((options.federationSdl ?? options.introspection ?? true) ? [] : [noSubgraphSdlPlugin]),
       ...(options.persistedDocuments ? [persistedDocumentsPlugin(options.persistedDocuments)] : []),
       ...(logger
         ? [requestLogPlugin({ logger, ...(tracing ? { traceIdOf: tracing.traceIdOf } : {}) })]
@@ -275,6 +282,11 @@ function combineObservers(
     },
   };
 }
+
+/** `_service { sdl }` refused like introspection (src/schema/federation.ts). */
+const noSubgraphSdlPlugin: Plugin = {
+  onValidate: ({ addValidationRule }) => addValidationRule(NoSubgraphSdlRule),
+};
 
 /** The session's deadline timer goes with the operation (src/upstream/session.ts). */
 const finishSessionPlugin: Plugin = {
