@@ -2,6 +2,7 @@
  * The one place that reads the environment. Everything else receives a typed config object,
  * so tests can build any configuration without touching process.env.
  */
+import type { CorsOrigins } from './gateway/cors.ts';
 import { ManifestError, readPersistedDocuments } from './gateway/persisted-documents.ts';
 import {
   DEFAULT_FORWARDED_HEADERS,
@@ -55,6 +56,11 @@ export interface GatewayConfig {
   federationSdl?: boolean;
   /** Refuse requests a browser could send cross-site unpreflighted. `CSRF_PREVENTION`, default on. */
   csrfPrevention?: boolean;
+  /**
+   * Origins whose pages may call the gateway from a browser (src/gateway/cors.ts). `CORS_ORIGINS`
+   * (see parseCorsOrigins); default none: no CORS headers.
+   */
+  corsOrigins?: CorsOrigins;
   /** Largest request body, bytes. `MAX_BODY_BYTES`, default 524288 (512 KiB). */
   maxBodyBytes?: number;
   /** Limits on one GraphQL document (see src/gateway/armor.ts). */
@@ -291,6 +297,7 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     introspection,
     federationSdl: parseBool('FEDERATION_SDL', env.FEDERATION_SDL, introspection),
     csrfPrevention: parseBool('CSRF_PREVENTION', env.CSRF_PREVENTION, true),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     maxBodyBytes: parseCount('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 512 * 1024),
     queryLimits: {
       maxDepth: parseCount('MAX_DEPTH', env.MAX_DEPTH, 10),
@@ -334,6 +341,46 @@ function persistedDocumentsFromEnv(env: Env): ReadonlyMap<string, string> | unde
       throw new ConfigError(`PERSISTED_DOCUMENTS: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * `CORS_ORIGINS`: a comma-separated list of exact origins (`https://shop.example`, scheme, host
+ * and port as the browser sends them; allowed with credentials), or `*` alone (any origin,
+ * without credentials). Unset or empty: none.
+ */
+export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
+  if (raw === undefined || raw.trim() === '') return [];
+  const items = raw.split(',').map((item) => item.trim());
+  if (items.includes('*')) {
+    if (items.length > 1) {
+      throw new ConfigError('CORS_ORIGINS: `*` (any origin) must stand alone');
+    }
+    return '*';
+  }
+  const origins = items.map((item) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(item);
+    } catch {
+      url = undefined;
+    }
+    if (
+      url === undefined ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.username !== '' ||
+      url.password !== '' ||
+      url.pathname !== '/' ||
+      url.search !== '' ||
+      url.hash !== '' ||
+      item.endsWith('/')
+    ) {
+      throw new ConfigError(
+        `CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port], e.g. https://shop.example)`,
+      );
+    }
+    return url.origin;
+  });
+  return [...new Set(origins)];
 }
 
 /**

@@ -82,6 +82,7 @@ async function main(): Promise<void> {
     introspection: g.introspection,
     federationSdl: g.federationSdl,
     csrfPrevention: g.csrfPrevention,
+    corsOrigins: g.corsOrigins,
     production: g.production,
     maxBodyBytes: g.maxBodyBytes,
     queryLimits: g.queryLimits,

@@ -33,6 +33,7 @@ import {
   type QueryLimits,
   securityYogaOptions,
 } from './armor.ts';
+import { type CorsOrigins, corsPlugin } from './cors.ts';
 import { graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
@@ -87,6 +88,11 @@ export interface GatewayOptions {
   federationSdl?: boolean;
   /** CSRF prevention (src/gateway/armor.ts). Default true. */
   csrfPrevention?: boolean;
+  /**
+   * Origins whose pages may call the gateway from a browser (src/gateway/cors.ts): exact origins
+   * (with credentials), or `'*'` (any, without). Default none: no CORS headers.
+   */
+  corsOrigins?: CorsOrigins;
   /** Query limits (src/gateway/armor.ts); defaults there. */
   queryLimits?: Partial<QueryLimits>;
   /**
@@ -220,6 +226,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         }
       : false,
     renderGraphiQL: renderGraphiQLPage,
+    // Yoga's CORS reflects any origin with credentials; corsPlugin below replaces it.
+    cors: false,
     maskedErrors: {
       maskError: (error, message, isDev) =>
         maskGatewayError(error, message, production ? false : isDev),
@@ -230,6 +238,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       ? ({ request }) => createContext(request, tracing.spanOf(request))
       : ({ request }) => createContext(request),
     plugins: [
+      // First, where Yoga's own CORS was: a preflight is answered before anything counts it.
+      corsPlugin(options.corsOrigins ?? []),
       health.plugin,
       // Before the log: their onRequest starts what the log line reads (the trace id).
       ...(metrics ? [metrics.plugin] : []),
