@@ -2,6 +2,7 @@
  * The one place that reads the environment. Everything else receives a typed config object,
  * so tests can build any configuration without touching process.env.
  */
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './gateway/connection-limits.ts';
 import type { CorsOrigins } from './gateway/cors.ts';
 import { ManifestError, readPersistedDocuments } from './gateway/persisted-documents.ts';
 import {
@@ -28,6 +29,8 @@ export interface ServiceConfig {
   clients: ClientCredentials[];
   /** Seed the demo store when the database is empty. `COMMERCE_SEED=0` turns it off. Default on. */
   seed: boolean;
+  /** Timeouts and connection cap of `npm run service`'s listener (src/gateway/connection-limits.ts). */
+  connections?: ConnectionLimits;
 }
 
 /** Settings of the GraphQL gateway. */
@@ -63,6 +66,12 @@ export interface GatewayConfig {
   corsOrigins?: CorsOrigins;
   /** Largest request body, bytes. `MAX_BODY_BYTES`, default 524288 (512 KiB). */
   maxBodyBytes?: number;
+  /**
+   * Header, request and keep-alive timeouts and the connection cap of every listener
+   * (src/gateway/connection-limits.ts): `HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS`,
+   * `KEEP_ALIVE_TIMEOUT_MS`, `MAX_CONNECTIONS`.
+   */
+  connections?: ConnectionLimits;
   /** Limits on one GraphQL document (see src/gateway/armor.ts). */
   queryLimits?: Partial<QueryLimitsConfig>;
   /** Timeouts, retries and circuit breaker of upstream calls (see src/upstream/resilience.ts). */
@@ -264,7 +273,28 @@ function serviceFromEnv(env: Env, port: number): ServiceConfig {
     dbPath: env.COMMERCE_DB || '.data/commerce.db',
     clients: parseClients(env.COMMERCE_CLIENTS),
     seed: parseBool('COMMERCE_SEED', env.COMMERCE_SEED, true),
+    connections: connectionLimitsFromEnv(env),
   };
+}
+
+function connectionLimitsFromEnv(env: Env): ConnectionLimits {
+  const d = DEFAULT_CONNECTION_LIMITS;
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: parseCount('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, d.headersTimeoutMs),
+    requestTimeoutMs: parseCount('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, d.requestTimeoutMs),
+    keepAliveTimeoutMs: parseCount(
+      'KEEP_ALIVE_TIMEOUT_MS',
+      env.KEEP_ALIVE_TIMEOUT_MS,
+      d.keepAliveTimeoutMs,
+    ),
+    maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, d.maxConnections),
+  };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`,
+    );
+  }
+  return limits;
 }
 
 /** Configuration of `npm start`: the gateway, and the embedded service beside it. */
@@ -299,6 +329,7 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     csrfPrevention: parseBool('CSRF_PREVENTION', env.CSRF_PREVENTION, true),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     maxBodyBytes: parseCount('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 512 * 1024),
+    connections: connectionLimitsFromEnv(env),
     queryLimits: {
       maxDepth: parseCount('MAX_DEPTH', env.MAX_DEPTH, 10),
       maxAliases: parseCount('MAX_ALIASES', env.MAX_ALIASES, 15),

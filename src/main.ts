@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import { createCommerceService } from './commerce-service/app.ts';
 import { loadConfig } from './config.ts';
+import { applyConnectionLimits } from './gateway/connection-limits.ts';
 import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
 import { createRequestListener } from './gateway/fast-path.ts';
 import { createHealth } from './gateway/health.ts';
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
     ...(tracing ? { tracer: tracing.tracer } : {}),
   });
   const server: Server = createServer(createRequestListener(gateway, { fastPath: g.fastPath }));
+  applyConnectionLimits(server, g.connections);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.gateway.port, config.gateway.host, resolve);
@@ -117,6 +119,7 @@ async function main(): Promise<void> {
   let metricsServer: Server | undefined;
   if (metrics && g.metricsPort !== undefined) {
     const listening = createServer(metricsListener(metrics));
+    applyConnectionLimits(listening, g.connections);
     metricsServer = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);

@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadServiceConfig } from '../config.ts';
+import { applyConnectionLimits } from '../gateway/connection-limits.ts';
 import { createCommerceService } from './app.ts';
 
 async function main(): Promise<void> {
@@ -19,6 +20,8 @@ async function main(): Promise<void> {
     seed: config.seed,
     logger: false,
   });
+  // Alone it may face the network: the gateway's timeouts and connection cap apply.
+  applyConnectionLimits(app.server, config.connections);
   const address = await app.listen({ port: config.port, host: config.host });
   const demo = config.clients[0];
   console.log(`commerce service listening on ${address} (database ${config.dbPath})`);
