@@ -21,7 +21,10 @@ export interface ClientCredentials {
 export interface ServiceConfig {
   /** Port of the service. `COMMERCE_PORT` beside the gateway (default 4010), `PORT` when run alone. */
   port: number;
-  /** Host to bind. `HOST`, default `127.0.0.1` beside the gateway. */
+  /**
+   * Host to bind: always `127.0.0.1` beside the gateway; alone, `HOST`, default `127.0.0.1`
+   * (`0.0.0.0` when `NODE_ENV=production`).
+   */
   host: string;
   /** SQLite database path, or `:memory:`. `COMMERCE_DB`, default `.data/commerce.db`. */
   dbPath: string;
@@ -37,7 +40,10 @@ export interface ServiceConfig {
 export interface GatewayConfig {
   /** Port of the gateway. `PORT`, default 4000. */
   port: number;
-  /** Host to bind. `HOST`, default `0.0.0.0`. */
+  /**
+   * Host to bind. `HOST`, default `127.0.0.1` (this machine only), `0.0.0.0` when
+   * `NODE_ENV=production` (a container's port is reached from outside it).
+   */
   host: string;
   /**
    * Base URL of the v2 service, without `/v2`. `UPSTREAM_URL`; when unset the embedded service
@@ -302,7 +308,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     gateway: {
       port: parsePort('PORT', env.PORT, 4000),
-      host: env.HOST ?? '0.0.0.0',
+      host: env.HOST || defaultHost(env),
       upstreamUrl: parseUrl('UPSTREAM_URL', env.UPSTREAM_URL),
       ...hardeningFromEnv(env),
     },
@@ -313,9 +319,22 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
+/**
+ * The address to bind when `HOST` is unset: this machine only, unless `NODE_ENV=production`. A
+ * developer's gateway (and service alone) hands out the demo store's tokens, whose credentials
+ * are public (`demo:demo-secret`); a production process usually runs in a container, whose port
+ * is reached from outside it.
+ */
+function defaultHost(env: Env): string {
+  return env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1';
+}
+
 /** Configuration of `npm run service`: the commerce service alone, on `PORT` (default 4010). */
 export function loadServiceConfig(env: Env = process.env): ServiceConfig {
-  return serviceFromEnv({ ...env, HOST: env.HOST ?? '0.0.0.0' }, parsePort('PORT', env.PORT, 4010));
+  return serviceFromEnv(
+    { ...env, HOST: env.HOST || defaultHost(env) },
+    parsePort('PORT', env.PORT, 4010),
+  );
 }
 
 function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upstreamUrl'> {

@@ -10,12 +10,13 @@ import { loadConfig } from './config.ts';
 import { applyConnectionLimits } from './gateway/connection-limits.ts';
 import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
 import { createRequestListener } from './gateway/fast-path.ts';
+import { demoTokenChooser, isLoopbackAddress } from './gateway/graphiql.ts';
 import { createHealth } from './gateway/health.ts';
 import { createLogger } from './gateway/logging.ts';
 import { metricsListener } from './gateway/metrics.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
 import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
-import { fetchClientToken } from './oauth-client.ts';
+import { fetchClientToken, fetchImplicitToken } from './oauth-client.ts';
 import { schema as baseSchema } from './schema/index.ts';
 import { createDefinitionReader } from './upstream/custom-api-definitions.ts';
 
@@ -27,7 +28,10 @@ async function main(): Promise<void> {
 
   let upstreamUrl = config.gateway.upstreamUrl;
   let service: Awaited<ReturnType<typeof createCommerceService>> | undefined;
+  // The demo store's read-write token, and its storefront (implicit) token for GraphiQL pages
+  // asked for from elsewhere (src/gateway/graphiql.ts, demoTokenChooser).
   let demoToken: string | undefined;
+  let storefrontToken: string | undefined;
   if (upstreamUrl === undefined) {
     const { dbPath, clients, seed, port } = config.service;
     if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
@@ -39,12 +43,18 @@ async function main(): Promise<void> {
     const demo = clients[0];
     if (demo) {
       const serviceUrl = upstreamUrl;
-      demoToken = await fetchClientToken(serviceUrl, demo);
+      [demoToken, storefrontToken] = await Promise.all([
+        fetchClientToken(serviceUrl, demo),
+        fetchImplicitToken(serviceUrl, demo.id),
+      ]);
       // Tokens live one hour: renew GraphiQL's well before, so a page opened later still works.
       setInterval(() => {
-        fetchClientToken(serviceUrl, demo).then(
-          (token) => {
-            demoToken = token;
+        Promise.all([
+          fetchClientToken(serviceUrl, demo),
+          fetchImplicitToken(serviceUrl, demo.id),
+        ]).then(
+          (tokens) => {
+            [demoToken, storefrontToken] = tokens;
           },
           (error: unknown) => console.error(`demo token renewal failed: ${String(error)}`),
         );
@@ -78,7 +88,11 @@ async function main(): Promise<void> {
     : undefined;
   const gateway = createGateway({
     upstreamUrl,
-    demoToken: () => demoToken,
+    demoToken: demoTokenChooser({
+      bindHost: config.gateway.host,
+      readWrite: () => demoToken,
+      storefront: () => storefrontToken,
+    }),
     graphiql: g.graphiql,
     introspection: g.introspection,
     federationSdl: g.federationSdl,
@@ -128,7 +142,13 @@ async function main(): Promise<void> {
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.gateway.port;
-  const shownHost = config.gateway.host === '0.0.0.0' ? 'localhost' : config.gateway.host;
+  const loopback = isLoopbackAddress(config.gateway.host);
+  const shownHost =
+    config.gateway.host === '0.0.0.0' || config.gateway.host === '::'
+      ? 'localhost'
+      : config.gateway.host.includes(':')
+        ? `[${config.gateway.host}]`
+        : config.gateway.host;
 
   console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
   console.log(`  GraphiQL / endpoint: http://${shownHost}:${port}${gateway.graphqlEndpoint}`);
@@ -144,8 +164,14 @@ async function main(): Promise<void> {
   }
   if (demoToken !== undefined) {
     // The one token ever printed: the local demo store's own, for the person who started it.
-    console.log('  demo token (valid 1 hour; GraphiQL already sends one, renewed every 50 min):');
+    console.log('  demo token (read-write, valid 1 hour):');
     console.log(`    Authorization: Bearer ${demoToken}`);
+    if (g.graphiql !== false)
+      console.log(
+        loopback
+          ? `  GraphiQL at http://${shownHost}:${port}${gateway.graphqlEndpoint} already sends it (renewed every 50 min)`
+          : `  listening on ${config.gateway.host}, beyond this machine: GraphiQL sends only the demo store's storefront (implicit) token`,
+      );
   } else {
     console.log('  send your v2 token as "Authorization: Bearer <token>"; it is forwarded as is');
   }

@@ -34,7 +34,7 @@ import {
   securityYogaOptions,
 } from './armor.ts';
 import { type CorsOrigins, corsPlugin } from './cors.ts';
-import { graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
+import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
@@ -49,9 +49,10 @@ export interface GatewayOptions {
   upstreamUrl: string;
   /**
    * A token put into GraphiQL's default headers, so a newcomer's first query works. A function is
-   * asked on every GraphiQL page load, so a renewed token reaches the next reload.
+   * asked on every GraphiQL page load, with the page's request, so a renewed token reaches the
+   * next reload and the token can depend on who asks (./graphiql.ts, demoTokenChooser).
    */
-  demoToken?: string | (() => string | undefined);
+  demoToken?: string | ((request: Request) => string | GraphiQLToken | undefined);
   /** Serve GraphiQL on GET /graphql, its assets under /graphiql/ (./graphiql.ts). Default true. */
   graphiql?: boolean;
   /** GraphQL endpoint path. Default `/graphql`. */
@@ -215,13 +216,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     graphqlEndpoint,
     landingPage: false,
     graphiql: graphiqlEnabled
-      ? () => {
-          const token =
-            typeof options.demoToken === 'function' ? options.demoToken() : options.demoToken;
+      ? (request: Request) => {
+          const given =
+            typeof options.demoToken === 'function'
+              ? options.demoToken(request)
+              : options.demoToken;
+          const demo = typeof given === 'string' ? { token: given } : given;
           return {
             title: 'commerce-gateway',
-            headers: token ? JSON.stringify({ Authorization: `Bearer ${token}` }) : undefined,
-            defaultQuery: DEFAULT_QUERY,
+            headers: demo?.token
+              ? JSON.stringify({ Authorization: `Bearer ${demo.token}` })
+              : undefined,
+            defaultQuery: demo?.storefront ? STOREFRONT_NOTE + DEFAULT_QUERY : DEFAULT_QUERY,
           };
         }
       : false,
@@ -304,6 +310,11 @@ const finishSessionPlugin: Plugin = {
     onExecuteDone: ({ args }) => (args.contextValue as Partial<GatewayContext>).finish?.(),
   }),
 };
+
+const STOREFRONT_NOTE = `# This page came from another machine (or a name other than localhost), so it carries
+# the demo store's storefront (implicit) token: a shopper's reads and writes, no more. For the
+# whole demo, put the read-write token \`npm start\` printed into the Headers tab.
+`;
 
 const DEFAULT_QUERY = `# Your first query: the Custom APIs of the demo store and a few of their entries.
 query FirstLook {
