@@ -170,9 +170,7 @@ describe('the listener of npm start', () => {
       Array.from({ length: 4 }, () => hold(port, 'GET /healthz HTTP/1.1\r\nHost: gateway\r\n\r\n')),
     );
     for (const one of kept) {
-      while (!one.received().includes('"status":"ok"')) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await expect.poll(() => one.received(), { timeout: 10_000 }).toContain('"status":"ok"');
     }
     const refused = await Promise.all([hold(port), hold(port)]);
     for (const one of refused) {
