@@ -7,6 +7,8 @@
 import {
   type ClientCredentials,
   ConfigError,
+  connectionLimitsFromEnv,
+  defaultHost,
   type Env,
   loadEmbeddedServiceConfig,
   parseBool,
@@ -14,6 +16,8 @@ import {
   parseWhole,
   type ServiceConfig,
 } from './commerce-service/config.ts';
+import type { ConnectionLimits } from './commerce-service/connection-limits.ts';
+import type { CorsOrigins } from './gateway/cors.ts';
 import { DEFAULT_CALL_BUDGET } from './upstream/budget.ts';
 import {
   DEFAULT_FORWARDED_HEADERS,
@@ -28,7 +32,10 @@ export { type ClientCredentials, ConfigError, type ServiceConfig };
 export interface GatewayConfig {
   /** Port of the gateway. `PORT`, default 4000. */
   port: number;
-  /** Host to bind. `HOST`, default `0.0.0.0`. */
+  /**
+   * Host to bind. `HOST`, default `127.0.0.1` (this machine only), `0.0.0.0` when
+   * `NODE_ENV=production` (a container's port is reached from outside it).
+   */
   host: string;
   /**
    * Base URL of the v2 service, without `/v2`. `UPSTREAM_URL`; when unset the embedded service
@@ -43,10 +50,26 @@ export interface GatewayConfig {
   graphiql?: boolean;
   /** Allow introspection queries. `INTROSPECTION`, default on (off in production). */
   introspection?: boolean;
+  /**
+   * Serve Federation's `_service { sdl }` (the whole schema). `FEDERATION_SDL`, default: as
+   * `INTROSPECTION`; a federation router composing this subgraph needs it.
+   */
+  federationSdl?: boolean;
   /** Refuse requests a browser could send cross-site unpreflighted. `CSRF_PREVENTION`, default on. */
   csrfPrevention?: boolean;
+  /**
+   * Origins whose pages may call the gateway from a browser (src/gateway/cors.ts). `CORS_ORIGINS`
+   * (see parseCorsOrigins); default none: no CORS headers.
+   */
+  corsOrigins?: CorsOrigins;
   /** Largest request body, bytes. `MAX_BODY_BYTES`, default 524288 (512 KiB). */
   maxBodyBytes?: number;
+  /**
+   * Header, request and keep-alive timeouts and the connection cap of every listener
+   * (src/commerce-service/connection-limits.ts): `HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS`,
+   * `KEEP_ALIVE_TIMEOUT_MS`, `MAX_CONNECTIONS`.
+   */
+  connections?: ConnectionLimits;
   /** Limits on one GraphQL document (see src/gateway/armor.ts). */
   queryLimits?: Partial<QueryLimitsConfig>;
   /** Timeouts, retries and circuit breaker of upstream calls (see src/upstream/resilience.ts). */
@@ -199,7 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     gateway: {
       port: parsePort('PORT', env.PORT, 4000),
-      host: env.HOST ?? '0.0.0.0',
+      host: env.HOST || defaultHost(env),
       upstreamUrl: parseUrl('UPSTREAM_URL', env.UPSTREAM_URL),
       ...hardeningFromEnv(env),
     },
@@ -209,12 +232,16 @@ export function loadConfig(env: Env = process.env): Config {
 
 function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upstreamUrl'> {
   const production = env.NODE_ENV === 'production';
+  const introspection = parseBool('INTROSPECTION', env.INTROSPECTION, !production);
   return {
     production,
     graphiql: parseBool('GRAPHIQL', env.GRAPHIQL, !production),
-    introspection: parseBool('INTROSPECTION', env.INTROSPECTION, !production),
+    introspection,
+    federationSdl: parseBool('FEDERATION_SDL', env.FEDERATION_SDL, introspection),
     csrfPrevention: parseBool('CSRF_PREVENTION', env.CSRF_PREVENTION, true),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     maxBodyBytes: parseCount('MAX_BODY_BYTES', env.MAX_BODY_BYTES, 512 * 1024),
+    connections: connectionLimitsFromEnv(env),
     queryLimits: {
       maxDepth: parseCount('MAX_DEPTH', env.MAX_DEPTH, 10),
       maxAliases: parseCount('MAX_ALIASES', env.MAX_ALIASES, 15),
@@ -245,6 +272,46 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
         : parsePort('METRICS_PORT', env.METRICS_PORT, 0),
     tracing: tracingFromEnv(env),
   };
+}
+
+/**
+ * `CORS_ORIGINS`: a comma-separated list of exact origins (`https://shop.example`, scheme, host
+ * and port as the browser sends them; allowed with credentials), or `*` alone (any origin,
+ * without credentials). Unset or empty: none.
+ */
+export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
+  if (raw === undefined || raw.trim() === '') return [];
+  const items = raw.split(',').map((item) => item.trim());
+  if (items.includes('*')) {
+    if (items.length > 1) {
+      throw new ConfigError('CORS_ORIGINS: `*` (any origin) must stand alone');
+    }
+    return '*';
+  }
+  const origins = items.map((item) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(item);
+    } catch {
+      url = undefined;
+    }
+    if (
+      url === undefined ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.username !== '' ||
+      url.password !== '' ||
+      url.pathname !== '/' ||
+      url.search !== '' ||
+      url.hash !== '' ||
+      item.endsWith('/')
+    ) {
+      throw new ConfigError(
+        `CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port], e.g. https://shop.example)`,
+      );
+    }
+    return url.origin;
+  });
+  return [...new Set(origins)];
 }
 
 /**

@@ -6,16 +6,18 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import { createCommerceService } from './commerce-service/app.ts';
+import { applyConnectionLimits } from './commerce-service/connection-limits.ts';
 import { loadConfig } from './config.ts';
 import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
 import { createRequestListener } from './gateway/fast-path.ts';
+import { demoTokenChooser, isLoopbackAddress } from './gateway/graphiql.ts';
 import { createHealth } from './gateway/health.ts';
 import { createLogger } from './gateway/logging.ts';
 import { metricsListener } from './gateway/metrics.ts';
 import { loadPersistedDocuments } from './gateway/persisted-documents.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
 import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
-import { fetchClientToken } from './oauth-client.ts';
+import { fetchClientToken, fetchImplicitToken } from './oauth-client.ts';
 import { schema as baseSchema } from './schema/index.ts';
 import { createDefinitionReader } from './upstream/custom-api-definitions.ts';
 
@@ -29,7 +31,10 @@ async function main(): Promise<void> {
 
   let upstreamUrl = config.gateway.upstreamUrl;
   let service: Awaited<ReturnType<typeof createCommerceService>> | undefined;
+  // The demo store's read-write token, and its storefront (implicit) token for GraphiQL pages
+  // asked for from elsewhere (src/gateway/graphiql.ts, demoTokenChooser).
   let demoToken: string | undefined;
+  let storefrontToken: string | undefined;
   if (upstreamUrl === undefined) {
     const { dbPath, clients, seed, port, signInLimits } = config.service;
     if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
@@ -41,12 +46,18 @@ async function main(): Promise<void> {
     const demo = clients[0];
     if (demo) {
       const serviceUrl = upstreamUrl;
-      demoToken = await fetchClientToken(serviceUrl, demo);
+      [demoToken, storefrontToken] = await Promise.all([
+        fetchClientToken(serviceUrl, demo),
+        fetchImplicitToken(serviceUrl, demo.id),
+      ]);
       // Tokens live one hour: renew GraphiQL's well before, so a page opened later still works.
       setInterval(() => {
-        fetchClientToken(serviceUrl, demo).then(
-          (token) => {
-            demoToken = token;
+        Promise.all([
+          fetchClientToken(serviceUrl, demo),
+          fetchImplicitToken(serviceUrl, demo.id),
+        ]).then(
+          (tokens) => {
+            [demoToken, storefrontToken] = tokens;
           },
           (error: unknown) => console.error(`demo token renewal failed: ${String(error)}`),
         );
@@ -80,10 +91,16 @@ async function main(): Promise<void> {
     : undefined;
   const gateway = createGateway({
     upstreamUrl,
-    demoToken: () => demoToken,
+    demoToken: demoTokenChooser({
+      bindHost: config.gateway.host,
+      readWrite: () => demoToken,
+      storefront: () => storefrontToken,
+    }),
     graphiql: g.graphiql,
     introspection: g.introspection,
+    federationSdl: g.federationSdl,
     csrfPrevention: g.csrfPrevention,
+    corsOrigins: g.corsOrigins,
     production: g.production,
     maxBodyBytes: g.maxBodyBytes,
     queryLimits: g.queryLimits,
@@ -110,6 +127,7 @@ async function main(): Promise<void> {
     ...(tracing ? { tracer: tracing.tracer } : {}),
   });
   const server: Server = createServer(createRequestListener(gateway, { fastPath: g.fastPath }));
+  applyConnectionLimits(server, g.connections);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.gateway.port, config.gateway.host, resolve);
@@ -118,6 +136,7 @@ async function main(): Promise<void> {
   let metricsServer: Server | undefined;
   if (metrics && g.metricsPort !== undefined) {
     const listening = createServer(metricsListener(metrics));
+    applyConnectionLimits(listening, g.connections);
     metricsServer = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);
@@ -126,7 +145,13 @@ async function main(): Promise<void> {
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.gateway.port;
-  const shownHost = config.gateway.host === '0.0.0.0' ? 'localhost' : config.gateway.host;
+  const loopback = isLoopbackAddress(config.gateway.host);
+  const shownHost =
+    config.gateway.host === '0.0.0.0' || config.gateway.host === '::'
+      ? 'localhost'
+      : config.gateway.host.includes(':')
+        ? `[${config.gateway.host}]`
+        : config.gateway.host;
 
   console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
   console.log(`  GraphiQL / endpoint: http://${shownHost}:${port}${gateway.graphqlEndpoint}`);
@@ -142,8 +167,14 @@ async function main(): Promise<void> {
   }
   if (demoToken !== undefined) {
     // The one token ever printed: the local demo store's own, for the person who started it.
-    console.log('  demo token (valid 1 hour; GraphiQL already sends one, renewed every 50 min):');
+    console.log('  demo token (read-write, valid 1 hour):');
     console.log(`    Authorization: Bearer ${demoToken}`);
+    if (g.graphiql !== false)
+      console.log(
+        loopback
+          ? `  GraphiQL at http://${shownHost}:${port}${gateway.graphqlEndpoint} already sends it (renewed every 50 min)`
+          : `  listening on ${config.gateway.host}, beyond this machine: GraphiQL sends only the demo store's storefront (implicit) token`,
+      );
   } else {
     console.log('  send your v2 token as "Authorization: Bearer <token>"; it is forwarded as is');
   }

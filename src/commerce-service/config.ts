@@ -4,6 +4,7 @@
  * gateway code. The gateway's src/config.ts calls `loadEmbeddedServiceConfig` for the service it
  * starts beside itself, and builds its own parsing on `parsePort`, `parseBool` and ConfigError.
  */
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './connection-limits.ts';
 
 /** A client of the embedded commerce service; each client owns one store. */
 export interface ClientCredentials {
@@ -15,7 +16,10 @@ export interface ClientCredentials {
 export interface ServiceConfig {
   /** Port of the service. `COMMERCE_PORT` beside the gateway (default 4010), `PORT` when run alone. */
   port: number;
-  /** Host to bind. `HOST`, default `127.0.0.1` beside the gateway. */
+  /**
+   * Host to bind: always `127.0.0.1` beside the gateway; alone, `HOST`, default `127.0.0.1`
+   * (`0.0.0.0` when `NODE_ENV=production`).
+   */
   host: string;
   /** SQLite database path, or `:memory:`. `COMMERCE_DB`, default `.data/commerce.db`. */
   dbPath: string;
@@ -25,6 +29,8 @@ export interface ServiceConfig {
   seed: boolean;
   /** Failed sign-in limits of `POST /v2/customers/tokens`. */
   signInLimits: SignInLimits;
+  /** Timeouts and connection cap of `npm run service`'s listener (./connection-limits.ts). */
+  connections?: ConnectionLimits;
 }
 
 /**
@@ -136,14 +142,47 @@ function serviceFromEnv(env: Env, host: string, port: number): ServiceConfig {
     clients: parseClients(env.COMMERCE_CLIENTS),
     seed: parseBool('COMMERCE_SEED', env.COMMERCE_SEED, true),
     signInLimits: signInLimitsFromEnv(env),
+    connections: connectionLimitsFromEnv(env),
   };
+}
+
+/**
+ * Header, request and keep-alive timeouts and the connection cap (`HEADERS_TIMEOUT_MS`,
+ * `REQUEST_TIMEOUT_MS`, `KEEP_ALIVE_TIMEOUT_MS`, `MAX_CONNECTIONS`): the gateway's listeners and
+ * the service's alone read the same variables.
+ */
+export function connectionLimitsFromEnv(env: Env): ConnectionLimits {
+  const d = DEFAULT_CONNECTION_LIMITS;
+  const count = (name: string, fallback: number) => parseWhole(name, env[name], fallback, 1);
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: count('HEADERS_TIMEOUT_MS', d.headersTimeoutMs),
+    requestTimeoutMs: count('REQUEST_TIMEOUT_MS', d.requestTimeoutMs),
+    keepAliveTimeoutMs: count('KEEP_ALIVE_TIMEOUT_MS', d.keepAliveTimeoutMs),
+    maxConnections: count('MAX_CONNECTIONS', d.maxConnections),
+  };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`,
+    );
+  }
+  return limits;
+}
+
+/**
+ * The address to bind when `HOST` is unset: this machine only, unless `NODE_ENV=production`. A
+ * developer's gateway (and service alone) hands out the demo store's tokens, whose credentials
+ * are public (`demo:demo-secret`); a production process usually runs in a container, whose port
+ * is reached from outside it.
+ */
+export function defaultHost(env: Env): string {
+  return env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1';
 }
 
 /** Configuration of `npm run service` and `npm run seed`: on `PORT` (default 4010) and `HOST`. */
 export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   return serviceFromEnv(
     env,
-    env.HOST ?? '0.0.0.0',
+    env.HOST || defaultHost(env),
     parsePort('PORT', env.PORT, DEFAULT_SERVICE_PORT),
   );
 }

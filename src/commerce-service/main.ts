@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createCommerceService } from './app.ts';
 import { loadServiceConfig } from './config.ts';
+import { applyConnectionLimits } from './connection-limits.ts';
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
     signInLimits: config.signInLimits,
     logger: false,
   });
+  // Alone it may face the network: the gateway's timeouts and connection cap apply.
+  applyConnectionLimits(app.server, config.connections);
   const address = await app.listen({ port: config.port, host: config.host });
   const demo = config.clients[0];
   console.log(`commerce service listening on ${address} (database ${config.dbPath})`);

@@ -243,9 +243,31 @@ export function csrfPreventionPlugin(headers: readonly string[] = CSRF_HEADERS):
 export const UNSUPPORTED_MEDIA_TYPE_CODE = 'UNSUPPORTED_MEDIA_TYPE';
 
 /**
+ * Yoga answers a POST body that is not JSON with `extensions.originalError` holding the JSON
+ * parser's message, which quotes the whole body (a password in a sign-in mutation with it) in
+ * every mode, production included. The answer here says where the JSON broke, never what it
+ * held, and is the same in development: a body is the caller's, not a debugging aid.
+ */
+function withoutBodyEcho(error: GraphQLError): GraphQLError {
+  const original = error.extensions?.originalError as { message?: unknown } | undefined;
+  if (original === undefined) return error;
+  const parserMessage = typeof original.message === 'string' ? original.message : '';
+  const position = / at position (\d+)/.exec(parserMessage)?.[1];
+  const where = parserMessage.startsWith('Unexpected end of JSON input')
+    ? ': it ends before the JSON value does'
+    : position === undefined
+      ? ''
+      : ` (at character ${position})`;
+  return new GraphQLError(`The request body is not valid JSON${where}`, {
+    extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+  });
+}
+
+/**
  * Requests Yoga cannot parse become coded GraphQL errors instead of a bare 415 or a 500:
  * an unsupported content type → 415 UNSUPPORTED_MEDIA_TYPE; a parser failure (e.g. GET
- * `variables=` that is not JSON, which Yoga would let escape as a 500) → 400 BAD_REQUEST.
+ * `variables=` that is not JSON, which Yoga would let escape as a 500) → 400 BAD_REQUEST; a
+ * POST body that is not JSON → 400 BAD_REQUEST that never quotes the body.
  */
 export function requestShapePlugin(): Plugin {
   return {
@@ -260,7 +282,7 @@ export function requestShapePlugin(): Plugin {
         try {
           return await requestParser(req);
         } catch (error) {
-          if (error instanceof GraphQLError) throw error;
+          if (error instanceof GraphQLError) throw withoutBodyEcho(error);
           throw new GraphQLError('The request could not be parsed as a GraphQL request', {
             extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
           });

@@ -11,6 +11,7 @@ import {
   type YogaServerInstance,
   maskError as yogaMaskError,
 } from 'graphql-yoga';
+import { NoSubgraphSdlRule } from '../schema/federation.ts';
 import { schema } from '../schema/index.ts';
 import {
   type AttemptObserver,
@@ -33,7 +34,8 @@ import {
   securityYogaOptions,
 } from './armor.ts';
 import { committedWritesPlugin } from './committed-writes.ts';
-import { graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
+import { type CorsOrigins, corsPlugin } from './cors.ts';
+import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
@@ -48,9 +50,10 @@ export interface GatewayOptions {
   upstreamUrl: string;
   /**
    * A token put into GraphiQL's default headers, so a newcomer's first query works. A function is
-   * asked on every GraphiQL page load, so a renewed token reaches the next reload.
+   * asked on every GraphiQL page load, with the page's request, so a renewed token reaches the
+   * next reload and the token can depend on who asks (./graphiql.ts, demoTokenChooser).
    */
-  demoToken?: string | (() => string | undefined);
+  demoToken?: string | ((request: Request) => string | GraphiQLToken | undefined);
   /** Serve GraphiQL on GET /graphql, its assets under /graphiql/ (./graphiql.ts). Default true. */
   graphiql?: boolean;
   /** GraphQL endpoint path. Default `/graphql`. */
@@ -80,8 +83,18 @@ export interface GatewayOptions {
   production?: boolean;
   /** Allow introspection. Default true. */
   introspection?: boolean;
+  /**
+   * Serve Federation's `_service { sdl }` (the whole schema, for a federation router's
+   * composition). Default: as `introspection`.
+   */
+  federationSdl?: boolean;
   /** CSRF prevention (src/gateway/armor.ts). Default true. */
   csrfPrevention?: boolean;
+  /**
+   * Origins whose pages may call the gateway from a browser (src/gateway/cors.ts): exact origins
+   * (with credentials), or `'*'` (any, without). Default none: no CORS headers.
+   */
+  corsOrigins?: CorsOrigins;
   /** Query limits (src/gateway/armor.ts); defaults there. */
   queryLimits?: Partial<QueryLimits>;
   /**
@@ -194,17 +207,24 @@ export function createGateway(options: GatewayOptions): Gateway {
     graphqlEndpoint,
     landingPage: false,
     graphiql: graphiqlEnabled
-      ? () => {
-          const token =
-            typeof options.demoToken === 'function' ? options.demoToken() : options.demoToken;
+      ? (request: Request) => {
+          const given =
+            typeof options.demoToken === 'function'
+              ? options.demoToken(request)
+              : options.demoToken;
+          const demo = typeof given === 'string' ? { token: given } : given;
           return {
             title: 'commerce-gateway',
-            headers: token ? JSON.stringify({ Authorization: `Bearer ${token}` }) : undefined,
-            defaultQuery: DEFAULT_QUERY,
+            headers: demo?.token
+              ? JSON.stringify({ Authorization: `Bearer ${demo.token}` })
+              : undefined,
+            defaultQuery: demo?.storefront ? STOREFRONT_NOTE + DEFAULT_QUERY : DEFAULT_QUERY,
           };
         }
       : false,
     renderGraphiQL: renderGraphiQLPage,
+    // Yoga's CORS reflects any origin with credentials; corsPlugin below replaces it.
+    cors: false,
     maskedErrors: {
       maskError: (error, message, isDev) =>
         maskGatewayError(error, message, production ? false : isDev),
@@ -215,6 +235,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       ? ({ request }) => createContext(request, tracing.spanOf(request))
       : ({ request }) => createContext(request),
     plugins: [
+      // First, where Yoga's own CORS was: a preflight is answered before anything counts it.
+      corsPlugin(options.corsOrigins ?? []),
       health.plugin,
       // Before the log: their onRequest starts what the log line reads (the trace id).
       ...(metrics ? [metrics.plugin] : []),
@@ -226,6 +248,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         limits: options.queryLimits,
         maxFirst: options.paging?.maxFirst,
       }),
+      ...((options.federationSdl ?? options.introspection ?? true) ? [] : [noSubgraphSdlPlugin]),
       ...(options.persistedDocuments ? [persistedDocumentsPlugin(options.persistedDocuments)] : []),
       ...(logger
         ? [requestLogPlugin({ logger, ...(tracing ? { traceIdOf: tracing.traceIdOf } : {}) })]
@@ -269,12 +292,22 @@ function combineObservers(
   };
 }
 
+/** `_service { sdl }` refused like introspection (src/schema/federation.ts). */
+const noSubgraphSdlPlugin: Plugin = {
+  onValidate: ({ addValidationRule }) => addValidationRule(NoSubgraphSdlRule),
+};
+
 /** The session's deadline timer goes with the operation (src/upstream/session.ts). */
 const finishSessionPlugin: Plugin = {
   onExecute: () => ({
     onExecuteDone: ({ args }) => (args.contextValue as Partial<GatewayContext>).finish?.(),
   }),
 };
+
+const STOREFRONT_NOTE = `# This page came from another machine (or a name other than localhost), so it carries
+# the demo store's storefront (implicit) token: a shopper's reads and writes, no more. For the
+# whole demo, put the read-write token \`npm start\` printed into the Headers tab.
+`;
 
 const DEFAULT_QUERY = `# Your first query: the Custom APIs of the demo store and a few of their entries.
 query FirstLook {

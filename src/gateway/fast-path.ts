@@ -128,8 +128,7 @@ class BufferedRequest {
     try {
       return Promise.resolve(JSON.parse(this.#text));
     } catch (error) {
-      // The message Yoga's Fetch body gives (@whatwg-node/node-fetch), so both paths answer alike.
-      if (error instanceof SyntaxError) error.message += `, "${this.#text}" is not valid JSON`;
+      // The parser's own message; the answer (armor.ts, withoutBodyEcho) keeps only its position.
       return Promise.reject(error);
     }
   }

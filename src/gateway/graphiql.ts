@@ -137,6 +137,58 @@ export function renderGraphiQLPage(options: GraphiQLOptions): string {
 `;
 }
 
+/** A token for GraphiQL's default headers; `storefront`: an implicit token, and the page says so. */
+export interface GraphiQLToken {
+  token: string;
+  storefront?: boolean;
+}
+
+/** Whether a bind address (HOST) accepts connections from this machine only. */
+export function isLoopbackAddress(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+/** Whether a Host header names this machine: localhost (and *.localhost), 127.x.x.x, [::1]. */
+function isLoopbackHostHeader(value: string | null): boolean {
+  if (value === null) return false;
+  const host = value.toLowerCase().replace(/:\d+$/, '');
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '[::1]' ||
+    /^127(\.\d{1,3}){3}$/.test(host)
+  );
+}
+
+/**
+ * Which demo token GraphiQL's page carries. The read-write (client_credentials) token only when
+ * the page cannot have been asked for from another machine: the gateway is bound to a loopback
+ * address, the request names this machine in its Host header (a page of another site that
+ * rebinds its own name to 127.0.0.1 sends that name, so it gets no write token), and no proxy
+ * forwarded it. Every other page gets the demo store's implicit (storefront) token, which any
+ * storefront publishes anyway.
+ */
+export function demoTokenChooser(options: {
+  bindHost: string;
+  readWrite: () => string | undefined;
+  storefront: () => string | undefined;
+}): (request: Request) => GraphiQLToken | undefined {
+  const loopback = isLoopbackAddress(options.bindHost);
+  return (request) => {
+    const headers = request.headers;
+    const local =
+      loopback &&
+      isLoopbackHostHeader(headers.get('host')) &&
+      !headers.has('forwarded') &&
+      !headers.has('x-forwarded-for') &&
+      !headers.has('x-forwarded-host');
+    const token = local ? options.readWrite() : options.storefront();
+    if (token === undefined) return undefined;
+    return local ? { token } : { token, storefront: true };
+  };
+}
+
 const notFoundInit = () => ({
   status: 404,
   headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },

@@ -12,8 +12,10 @@
  * printed once per schema object, on the first `_service` query.
  */
 import {
+  type ASTVisitor,
   type DefinitionNode,
   type DirectiveNode,
+  GraphQLError,
   type GraphQLFieldConfigMap,
   GraphQLList,
   type GraphQLNamedType,
@@ -29,6 +31,7 @@ import {
   parse,
   print,
   printSchema,
+  type ValidationContext,
   valueFromASTUntyped,
 } from 'graphql';
 import { BadUserInputError } from '../upstream/errors.ts';
@@ -185,6 +188,26 @@ export function federate(
     types: [...types, AnyScalar, ServiceType, EntityUnion],
     extensions: { ...config.extensions, [ENTITIES]: [...byName.values()] },
   });
+}
+
+/**
+ * Refuses `Query._service` as graphql-js's NoSchemaIntrospectionCustomRule refuses `__schema`:
+ * the subgraph SDL is the whole schema (the store's typed Custom API types included), so a
+ * gateway with introspection off serves it only when told to (FEDERATION_SDL, README).
+ */
+export function NoSubgraphSdlRule(context: ValidationContext): ASTVisitor {
+  return {
+    Field(node) {
+      if (node.name.value !== '_service') return;
+      if (context.getParentType() !== context.getSchema().getQueryType()) return;
+      context.reportError(
+        new GraphQLError(
+          'GraphQL introspection has been disabled, but the requested query contained the field "_service".',
+          { nodes: node },
+        ),
+      );
+    },
+  };
 }
 
 const printed = new WeakMap<GraphQLSchema, string>();

@@ -394,3 +394,80 @@ type Query {
     expect(body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 });
+
+describe('`_service { sdl }` and the introspection switch', () => {
+  const SDL_QUERIES = [
+    '{ _service { sdl } }',
+    '{ schema: _service { sdl } }',
+    'query { ...Sdl } fragment Sdl on Query { _service { sdl } }',
+  ];
+  let closed: Stack;
+  let opted: Stack;
+
+  beforeAll(async () => {
+    // The typed schema: the SDL then holds the store's own Custom API types.
+    [closed, opted] = await Promise.all([
+      startStack({ seed: true, typed: {}, gateway: { production: true, introspection: false } }),
+      startStack({
+        seed: true,
+        typed: {},
+        gateway: { production: true, introspection: false, federationSdl: true },
+      }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([closed?.close(), opted?.close()]);
+  });
+
+  it('is refused like introspection when introspection is off', async () => {
+    for (const query of SDL_QUERIES) {
+      const result = await closed.graphql(query, undefined, { token: null });
+      expect(result.status, query).toBe(400);
+      expect(result.body.data, query).toBeUndefined();
+      expect(result.body.errors?.[0]?.extensions?.code, query).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(result.body.errors?.[0]?.message, query).toMatch(/introspection has been disabled/);
+      expect(JSON.stringify(result.body), query).not.toMatch(/type Query|Loyalty/);
+    }
+    // Refused the same way as introspection itself.
+    const intro = await closed.graphql('{ __schema { queryType { name } } }', undefined, {
+      token: null,
+    });
+    expect(intro.status).toBe(400);
+    expect(intro.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    // `_entities` is no schema: it still runs (and needs a token, as ever).
+    const entities = await closed.graphql(
+      '{ _entities(representations: []) { __typename } }',
+      undefined,
+      { token: null },
+    );
+    expect(entities.body).toEqual({ data: { _entities: [] } });
+  });
+
+  it('is served with introspection off when FEDERATION_SDL allows it, for a router', async () => {
+    const result = await opted.graphql('{ _service { sdl } }', undefined, { token: null });
+    expect(result.status).toBe(200);
+    expect(result.body.data._service.sdl).toContain('type Query');
+    // The store's own typed types: what the refusal above keeps from anonymous callers.
+    expect(result.body.data._service.sdl).toMatch(/type Loyalty\w+ /);
+    const intro = await opted.graphql('{ __schema { queryType { name } } }');
+    expect(intro.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it('FEDERATION_SDL follows INTROSPECTION unless set, and refuses anything but a boolean', async () => {
+    const { loadConfig } = await import('../../src/config.ts');
+    expect(loadConfig({}).gateway.federationSdl).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).gateway.federationSdl).toBe(false);
+    expect(loadConfig({ INTROSPECTION: '0' }).gateway.federationSdl).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', INTROSPECTION: '1' }).gateway.federationSdl).toBe(
+      true,
+    );
+    expect(loadConfig({ NODE_ENV: 'production', FEDERATION_SDL: '1' }).gateway.federationSdl).toBe(
+      true,
+    );
+    expect(loadConfig({ FEDERATION_SDL: '0' }).gateway).toMatchObject({
+      introspection: true,
+      federationSdl: false,
+    });
+    expect(() => loadConfig({ FEDERATION_SDL: 'sometimes' })).toThrow(/FEDERATION_SDL/);
+  });
+});

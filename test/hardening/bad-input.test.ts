@@ -37,6 +37,8 @@ interface Case {
   notGraphql?: boolean;
   /** Expected code(s) of the first error, when the case pins one. */
   code?: string | string[];
+  /** Text of the request the answer must never contain (a password in a broken body). */
+  secret?: string;
 }
 
 let stack: HardeningStack;
@@ -211,6 +213,19 @@ function buildCases(): Case[] {
   bodies.forEach((body, i) => {
     add({ name: `malformed body #${i}: ${JSON.stringify(body.slice(0, 40))}`, request: { body } });
   });
+  // Yoga quoted the whole body back in `extensions.originalError`, production included.
+  for (const body of [
+    '{"query": "mutation { createCustomerToken(input: {email: \\"a@b.c\\", password: \\"s3cret-pw\\"}) { token } }"',
+    '{"variables": {"password": "s3cret-pw"} "query": "{ __typename }"}',
+    'password=s3cret-pw',
+  ]) {
+    add({
+      name: `malformed body with a password: ${JSON.stringify(body.slice(0, 40))}`,
+      request: { body },
+      code: 'BAD_REQUEST',
+      secret: 's3cret-pw',
+    });
+  }
 
   // --- 2. Content types -----------------------------------------------------------------
   const json = JSON.stringify({ query: '{ customApis(first: 1) { totalCount } }' });
@@ -921,6 +936,9 @@ describe('bad-input corpus', () => {
       const calls = fault.requests.slice(sentBefore);
       const problems: string[] = [];
       if (status >= 500) problems.push(`status ${status}`);
+      if (testCase.secret !== undefined && text.includes(testCase.secret)) {
+        problems.push('the answer echoes the request body');
+      }
       if (!testCase.notGraphql) {
         let parsed: { errors?: { extensions?: { code?: unknown } }[] } | undefined;
         try {

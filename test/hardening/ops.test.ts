@@ -1,6 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway/create-gateway.ts';
@@ -11,6 +10,7 @@ import {
   listenOnPort0,
   startHardeningStack,
 } from '../support/hardening-stack.ts';
+import { spawnMain } from '../support/main-process.ts';
 
 let stack: HardeningStack;
 let customApiId: string;
@@ -93,48 +93,6 @@ describe('structured request logs', () => {
     expect(line?.upstreamCalls).toBe(0);
   });
 });
-
-/** `npm start`'s command line after `node`: the test runs exactly what users run. */
-function startArgs(): string[] {
-  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as {
-    scripts: { start: string };
-  };
-  const [command, ...args] = scripts.start.split(' ');
-  if (command !== 'node') throw new Error(`npm start no longer runs node: ${scripts.start}`);
-  return args;
-}
-
-/** Spawns `src/main.ts` as `npm start` would, but on port 0, and waits for its URL. */
-async function spawnMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, startArgs(), {
-    env: { ...process.env, NODE_ENV: 'test', PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`main did not start: ${stdout}${stderr}`)),
-      30_000,
-    );
-    const check = () => {
-      const match = /endpoint: (http:\/\/\S+)/.exec(stdout);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1].replace('localhost', '127.0.0.1'));
-      }
-    };
-    child.stdout?.on('data', check);
-    child.once('exit', (code) => reject(new Error(`main exited ${code}: ${stdout}${stderr}`)));
-  });
-  return { child, url, output: () => stdout, errors: () => stderr };
-}
 
 describe('the process npm start runs', () => {
   it('refuses a query over the cost limit with its code, not a 500', async () => {
