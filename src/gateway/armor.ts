@@ -5,13 +5,18 @@
  * suggestions switchable; and the Yoga request options (body size, no batching, no multipart).
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { type CostLimitOptions, costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
 import {
   BREAK,
+  type DocumentNode,
   GraphQLError,
+  type GraphQLSchema,
   Kind,
   NoSchemaIntrospectionCustomRule,
   type ValidationContext,
+  type ValidationRule,
+  validate,
   visit,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -27,8 +32,19 @@ export interface QueryLimits {
   maxTokens: number;
   /** Directives per operation. Default 20. */
   maxDirectives: number;
-  /** graphql-armor cost (objects 2, scalars 1, ×1.5 per level). Default 5,000. */
+  /**
+   * graphql-armor cost (objects 2, scalars 1, ×1.5 per level, × `first`/`last`). Default 5,000.
+   * Page sizes given as variables are judged with their values (./operation-limits.ts).
+   */
   maxCost: number;
+  /**
+   * List items in the arguments of one operation, every list counted where it is used (input
+   * fields and variables included), so no one list holds more either (./operation-limits.ts).
+   * Default 1,000: PAGING_MAX_FIRST, so a federation gateway can resolve the entities of a whole
+   * page in one `_entities` call; at 100 ids an upstream call, 10 calls per type, a fifth of
+   * UPSTREAM_CALL_BUDGET.
+   */
+  maxListItems: number;
 }
 
 export const DEFAULT_QUERY_LIMITS: QueryLimits = {
@@ -37,6 +53,7 @@ export const DEFAULT_QUERY_LIMITS: QueryLimits = {
   maxTokens: 2_000,
   maxDirectives: 20,
   maxCost: 5_000,
+  maxListItems: 1_000,
 };
 
 export interface SecurityOptions {
@@ -71,7 +88,8 @@ const SIMPLE_CONTENT_TYPES = new Set([
   'multipart/form-data',
 ]);
 
-type LimitName = keyof QueryLimits;
+/** The limits graphql-armor judges on the document alone. */
+type LimitName = Exclude<keyof QueryLimits, 'maxListItems'>;
 
 /**
  * What a refused document is told, by limit: the measure and the maximum, in words. Armor's own
@@ -148,12 +166,53 @@ function tagRejection(limit: LimitName, limits: QueryLimits, maxFirst: number) {
   return callback;
 }
 
-function armorPlugin(limits: QueryLimits, maxFirst: number): Plugin {
-  const common = (limit: LimitName) => ({
+function armorOptions(limit: LimitName, limits: QueryLimits, maxFirst: number) {
+  return {
     exposeLimits: true,
     onReject: [tagRejection(limit, limits, maxFirst)],
     propagateOnRejection: true,
-  });
+  };
+}
+
+function costOptions(limits: QueryLimits, maxFirst: number): CostLimitOptions {
+  return {
+    ...armorOptions('maxCost', limits, maxFirst),
+    maxCost: limits.maxCost,
+    objectCost: 2,
+    scalarCost: 1,
+    depthCostFactor: 1.5,
+    ignoreIntrospection: true,
+    flattenFragments: true,
+  };
+}
+
+/**
+ * The cost limit on its own, as armor judges it during validation and with the same refusal:
+ * the refusing GraphQLError, or undefined when the document's cost is within the maximum. For
+ * documents whose page sizes were variables, given with the values written in
+ * (./operation-limits.ts), so they are judged exactly as the same document written literally.
+ */
+export function createCostJudge(
+  limits: Partial<QueryLimits> = {},
+  maxFirst: number = DEFAULT_PAGING_LIMITS.maxFirst,
+): (schema: GraphQLSchema, document: DocumentNode) => GraphQLError | undefined {
+  // armor types its rule against graphql 16's ValidationContext; graphql 17 runs it the same.
+  const rule = costLimitRule(
+    costOptions(resolveQueryLimits(limits), maxFirst),
+  ) as unknown as ValidationRule;
+  return (schema, document) => {
+    try {
+      validate(schema, document, [rule]);
+      return undefined;
+    } catch (error) {
+      if (error instanceof GraphQLError) return error;
+      throw error;
+    }
+  };
+}
+
+function armorPlugin(limits: QueryLimits, maxFirst: number): Plugin {
+  const common = (limit: LimitName) => armorOptions(limit, limits, maxFirst);
   return EnvelopArmorPlugin({
     maxDepth: {
       ...common('maxDepth'),
@@ -164,15 +223,7 @@ function armorPlugin(limits: QueryLimits, maxFirst: number): Plugin {
     maxAliases: { ...common('maxAliases'), n: limits.maxAliases, allowList: [] },
     maxTokens: { ...common('maxTokens'), n: limits.maxTokens },
     maxDirectives: { ...common('maxDirectives'), n: limits.maxDirectives },
-    costLimit: {
-      ...common('maxCost'),
-      maxCost: limits.maxCost,
-      objectCost: 2,
-      scalarCost: 1,
-      depthCostFactor: 1.5,
-      ignoreIntrospection: true,
-      flattenFragments: true,
-    },
+    costLimit: costOptions(limits, maxFirst),
     // Suggestions ("Did you mean …?") reveal the schema; they are masked whenever introspection
     // is off, via the separate plugin below, so armor's own switch stays off here.
     blockFieldSuggestion: { enabled: false },

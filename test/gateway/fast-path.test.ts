@@ -287,6 +287,23 @@ function corpus(): Case[] {
       body: { query: 'query A { __typename }', operationName: 'Z' },
     },
     {
+      name: 'a list in variables over MAX_LIST_ITEMS',
+      headers: good,
+      body: {
+        query: 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }',
+        variables: { ids: new Array(1001).fill(1) },
+      },
+    },
+    {
+      name: 'page sizes in variables over the cost',
+      headers: good,
+      body: {
+        query:
+          'query($n: Int) { a: orders(first: $n) { nodes { id status } } b: orders(last: $n) { nodes { id } } }',
+        variables: { n: 1000 },
+      },
+    },
+    {
       name: 'first over the maximum',
       headers: good,
       body: { query: '{ orders(first: 5000) { totalCount } }' },

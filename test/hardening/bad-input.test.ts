@@ -813,6 +813,55 @@ function buildCases(): Case[] {
     ),
     code: 'QUERY_TOO_COMPLEX',
   });
+  // Sizes carried by variables: judged with their values before execution.
+  const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+  add({
+    name: '40,000 representations in variables, no token',
+    request: {
+      ...gql('query($r: [_Any!]!) { _entities(representations: $r) { __typename } }', {
+        r: new Array(40_000).fill(0),
+      }),
+      noToken: true,
+    },
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: '5,000 ids for nodes(ids:) in variables',
+    request: gql('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', {
+      ids: Array.from({ length: 5_000 }, (_, i) => `T3JkZXI6${i}`),
+    }),
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: 'an `in` filter of 1,001 ids inside an input object variable',
+    request: gql('query($f: CustomApiFilter) { customApis(first: 1, filter: $f) { totalCount } }', {
+      f: { id: { in: Array.from({ length: 1_001 }, (_, i) => uuid(i)) } },
+    }),
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: 'four aliases sharing one 300-id list (1,200 items together)',
+    request: gql(
+      `query($ids: [ID!]!) { ${Array.from({ length: 4 }, (_, i) => `a${i}: nodes(ids: $ids) { id }`).join(' ')} }`,
+      { ids: Array.from({ length: 300 }, (_, i) => `T3JkZXI6${i}`) },
+    ),
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: 'page sizes in variables: five aliases of first: $n = 1000',
+    request: gql(
+      `query($n: Int) { ${Array.from({ length: 5 }, (_, i) => `a${i}: customApis(first: $n) { nodes { name apiType createdAt } }`).join(' ')} }`,
+      { n: 1000 },
+    ),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'a page size by default value: $n: Int = 1000',
+    request: gql(
+      `query($n: Int = 1000) { ${Array.from({ length: 3 }, (_, i) => `a${i}: customApis(first: $n) { nodes { name apiType createdAt } }`).join(' ')} }`,
+    ),
+    code: 'QUERY_TOO_COMPLEX',
+  });
   add({
     name: 'more upstream calls than the budget',
     request: gql(
