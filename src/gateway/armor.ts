@@ -1,13 +1,16 @@
 /**
  * Defences against abusive and forged requests, all applied before any resolver (and so before
  * any upstream call) runs: graphql-armor's depth, alias, token, directive and cost limits with
- * explicit values, refused with a message naming the limit and its maximum; CSRF prevention; introspection and field
- * suggestions switchable; and the Yoga request options (body size, no batching, no multipart).
+ * explicit values, refused with a message naming the limit and its maximum; a name length limit;
+ * CSRF prevention; introspection and field suggestions switchable; and the Yoga request options
+ * (body size, no batching, no multipart). Errors repeat at most a bounded part of the client's
+ * text (errorEchoPlugin). Limits that need the variables' values: ./operation-limits.ts.
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { type CostLimitOptions, costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
 import {
+  type ASTVisitor,
   BREAK,
   type DocumentNode,
   GraphQLError,
@@ -255,6 +258,92 @@ function blockSuggestionsPlugin(): Plugin {
   };
 }
 
+/** The longest name (field, alias, argument, operation, fragment, variable) a document may use. */
+export const MAX_NAME_LENGTH = 100;
+
+/**
+ * Refuses a document with a name longer than MAX_NAME_LENGTH, before other rules can repeat it
+ * in their messages or execution in an answer's keys and error paths. No schema name comes
+ * near it. Thrown, as armor's limits are, so the refusal is the only error.
+ */
+function MaxNameLengthRule(): ASTVisitor {
+  return {
+    Name(node) {
+      if (node.value.length <= MAX_NAME_LENGTH) return;
+      throw new GraphQLError(
+        `A name in the document is ${node.value.length} characters long; the maximum is ` +
+          `${MAX_NAME_LENGTH}`,
+        {
+          nodes: node,
+          extensions: {
+            code: QUERY_REJECTED_CODE,
+            limit: 'maxNameLength',
+            maximum: MAX_NAME_LENGTH,
+          },
+        },
+      );
+    },
+  };
+}
+
+function nameLengthPlugin(): Plugin {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(MaxNameLengthRule);
+    },
+  };
+}
+
+/** The longest run of one word an error message repeats of what a client sent. */
+export const MAX_ECHO = 100;
+/** The longest error message a client receives. */
+const MAX_MESSAGE = 1_000;
+const LONG_RUN = new RegExp(`[^\\s"]{${MAX_ECHO + 1},}`, 'g');
+
+/**
+ * An error message with every run of non-space characters longer than MAX_ECHO cut to MAX_ECHO
+ * and an ellipsis (a quoted name keeps its closing quote), and the whole cut at MAX_MESSAGE.
+ * graphql-js repeats names and values in full ("Cannot query field "…"", "Syntax Error:
+ * Unexpected String "…"", "Variable "$n" got invalid value "…"" — twice), so a 300 KB name
+ * or value would come back in the answer, twice as large.
+ */
+export function capEcho(message: string): string {
+  if (message.length <= MAX_ECHO) return message;
+  const capped = message.replace(LONG_RUN, (run) => `${run.slice(0, MAX_ECHO)}…`);
+  return capped.length > MAX_MESSAGE ? `${capped.slice(0, MAX_MESSAGE)}…` : capped;
+}
+
+/**
+ * Every error a client receives, whatever its phase (parse, validation, armor, variables,
+ * execution, masking), passes capEcho. It reads the result as it is sent; a result without a
+ * long message is untouched.
+ */
+export function errorEchoPlugin(): Plugin {
+  const cap = (error: GraphQLError): GraphQLError => {
+    const message = capEcho(error.message);
+    if (message === error.message) return error;
+    if (!(error instanceof GraphQLError)) return { ...(error as object), message } as GraphQLError;
+    return new GraphQLError(message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: error.originalError,
+      extensions: error.extensions,
+    });
+  };
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || Symbol.asyncIterator in result) return;
+      const errors = (result as { errors?: readonly GraphQLError[] }).errors;
+      if (errors === undefined || !errors.some((error) => error.message.length > MAX_ECHO)) {
+        return;
+      }
+      setResult({ ...result, errors: errors.map(cap) } as typeof result);
+    },
+  };
+}
+
 function noIntrospectionPlugin(): Plugin {
   return {
     onValidate({ addValidationRule }) {
@@ -358,7 +447,7 @@ export function resolveQueryLimits(limits: Partial<QueryLimits> = {}): QueryLimi
 export function createSecurityPlugins(options: SecurityOptions = {}): Plugin[] {
   const plugins: Plugin[] = [];
   if (options.csrfPrevention ?? true) plugins.push(csrfPreventionPlugin());
-  plugins.push(requestShapePlugin(), errorCodesPlugin());
+  plugins.push(requestShapePlugin(), errorCodesPlugin(), errorEchoPlugin(), nameLengthPlugin());
   plugins.push(
     armorPlugin(
       resolveQueryLimits(options.limits),

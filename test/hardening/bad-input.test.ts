@@ -3,7 +3,8 @@
  * recorder) → embedded service. Each case is a hostile or broken request. For every case:
  * - never a 5xx, and the gateway keeps running;
  * - a JSON body whose errors all carry a string `extensions.code` (except the few answers that
- *   are not GraphQL responses at all, e.g. 404 for a path that is not the endpoint);
+ *   are not GraphQL responses at all, e.g. 404 for a path that is not the endpoint), and whose
+ *   messages are at most 1,001 characters however large the input;
  * - zero upstream calls when the gateway can judge the input itself;
  * - whatever upstream calls are made go only to known v2 routes, each id one clean segment.
  */
@@ -862,6 +863,29 @@ function buildCases(): Case[] {
     ),
     code: 'QUERY_TOO_COMPLEX',
   });
+  // Huge names and values: refused, or repeated in an error only up to 100 characters.
+  const huge = 'x'.repeat(300_000);
+  add({
+    name: 'a 300 KB field name',
+    request: { ...gql(`{ __typename${huge} }`), noToken: true },
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'a 300 KB alias',
+    request: gql(`{ ${huge}: orders(first: 1) { totalCount } }`),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'a 300 KB operation name',
+    request: gql(`query Q${huge} { __typename }`),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({ name: 'a 300 KB string where a name goes', request: gql(`{ "${huge}" }`) });
+  add({
+    name: 'a 300 KB string as an Int variable',
+    request: gql('query($n: Int) { orders(first: $n) { totalCount } }', { n: huge }),
+    code: 'BAD_USER_INPUT',
+  });
   add({
     name: 'more upstream calls than the budget',
     request: gql(
@@ -918,7 +942,9 @@ describe('bad-input corpus', () => {
       const problems: string[] = [];
       if (status >= 500) problems.push(`status ${status}`);
       if (!testCase.notGraphql) {
-        let parsed: { errors?: { extensions?: { code?: unknown } }[] } | undefined;
+        let parsed:
+          | { errors?: { message?: string; extensions?: { code?: unknown } }[] }
+          | undefined;
         try {
           parsed = JSON.parse(text);
         } catch {
@@ -929,6 +955,10 @@ describe('bad-input corpus', () => {
         for (const error of errors) {
           if (typeof error.extensions?.code !== 'string') {
             problems.push(`error without code: ${JSON.stringify(error).slice(0, 160)}`);
+          }
+          // No message repeats more than a bounded part of what the client sent.
+          if ((error.message?.length ?? 0) > 1_001) {
+            problems.push(`a ${error.message?.length}-character message`);
           }
         }
         if (testCase.code !== undefined && errors[0]) {
