@@ -398,12 +398,12 @@ export function operationLimitsPlugin(options: OperationLimitsOptions = {}): Plu
   return {
     onExecute({ executeFn, setExecuteFn }) {
       setExecuteFn((args) => {
-        const refusal =
+        const refused =
           args.schema && args.document
             ? refusalOf(args.schema, args.document, args.operationName, args.variableValues)
             : undefined;
-        if (refusal === undefined) return executeFn(args);
-        const result: ExecutionResult = { errors: [refusal] };
+        if (refused === undefined) return executeFn(args);
+        const result: ExecutionResult = { errors: [refused] };
         return result;
       });
     },
