@@ -168,13 +168,17 @@ export interface PagingConfigValues {
   consistencyBufferMs: number;
 }
 
-/** `MAX_DEPTH` (10), `MAX_ALIASES` (15), `MAX_TOKENS` (2000), `MAX_DIRECTIVES` (20), `MAX_COST` (5000). */
+/**
+ * `MAX_DEPTH` (10), `MAX_ALIASES` (15), `MAX_TOKENS` (2000), `MAX_DIRECTIVES` (20), `MAX_COST`
+ * (5000), `MAX_LIST_ITEMS` (1000, list items in one operation's arguments, all lists together).
+ */
 export interface QueryLimitsConfig {
   maxDepth: number;
   maxAliases: number;
   maxTokens: number;
   maxDirectives: number;
   maxCost: number;
+  maxListItems: number;
 }
 
 export interface ResilienceConfigValues {
@@ -248,6 +252,7 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
       maxTokens: parseCount('MAX_TOKENS', env.MAX_TOKENS, 2000),
       maxDirectives: parseCount('MAX_DIRECTIVES', env.MAX_DIRECTIVES, 20),
       maxCost: parseCount('MAX_COST', env.MAX_COST, 5000),
+      maxListItems: parseCount('MAX_LIST_ITEMS', env.MAX_LIST_ITEMS, 1000),
     },
     resilience: {
       attemptTimeoutMs: parseCount('UPSTREAM_TIMEOUT_MS', env.UPSTREAM_TIMEOUT_MS, 5000),

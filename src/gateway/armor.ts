@@ -1,17 +1,25 @@
 /**
  * Defences against abusive and forged requests, all applied before any resolver (and so before
  * any upstream call) runs: graphql-armor's depth, alias, token, directive and cost limits with
- * explicit values, refused with a message naming the limit and its maximum; CSRF prevention; introspection and field
- * suggestions switchable; and the Yoga request options (body size, no batching, no multipart).
+ * explicit values, refused with a message naming the limit and its maximum; a name length limit;
+ * CSRF prevention; introspection and field suggestions switchable; and the Yoga request options
+ * (body size, no batching, no multipart). Errors repeat at most a bounded part of the client's
+ * text (errorEchoPlugin). Limits that need the variables' values: ./operation-limits.ts.
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { type CostLimitOptions, costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
 import {
+  type ASTVisitor,
   BREAK,
+  type DocumentNode,
   GraphQLError,
+  type GraphQLSchema,
   Kind,
   NoSchemaIntrospectionCustomRule,
   type ValidationContext,
+  type ValidationRule,
+  validate,
   visit,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -27,8 +35,19 @@ export interface QueryLimits {
   maxTokens: number;
   /** Directives per operation. Default 20. */
   maxDirectives: number;
-  /** graphql-armor cost (objects 2, scalars 1, ×1.5 per level). Default 5,000. */
+  /**
+   * graphql-armor cost (objects 2, scalars 1, ×1.5 per level, × `first`/`last`). Default 5,000.
+   * Page sizes given as variables are judged with their values (./operation-limits.ts).
+   */
   maxCost: number;
+  /**
+   * List items in the arguments of one operation, every list counted where it is used (input
+   * fields and variables included), so no one list holds more either (./operation-limits.ts).
+   * Default 1,000: PAGING_MAX_FIRST, so a federation gateway can resolve the entities of a whole
+   * page in one `_entities` call; at 100 ids an upstream call, 10 calls per type, a fifth of
+   * UPSTREAM_CALL_BUDGET.
+   */
+  maxListItems: number;
 }
 
 export const DEFAULT_QUERY_LIMITS: QueryLimits = {
@@ -37,6 +56,7 @@ export const DEFAULT_QUERY_LIMITS: QueryLimits = {
   maxTokens: 2_000,
   maxDirectives: 20,
   maxCost: 5_000,
+  maxListItems: 1_000,
 };
 
 export interface SecurityOptions {
@@ -71,7 +91,8 @@ const SIMPLE_CONTENT_TYPES = new Set([
   'multipart/form-data',
 ]);
 
-type LimitName = keyof QueryLimits;
+/** The limits graphql-armor judges on the document alone. */
+type LimitName = Exclude<keyof QueryLimits, 'maxListItems'>;
 
 /**
  * What a refused document is told, by limit: the measure and the maximum, in words. Armor's own
@@ -148,12 +169,53 @@ function tagRejection(limit: LimitName, limits: QueryLimits, maxFirst: number) {
   return callback;
 }
 
-function armorPlugin(limits: QueryLimits, maxFirst: number): Plugin {
-  const common = (limit: LimitName) => ({
+function armorOptions(limit: LimitName, limits: QueryLimits, maxFirst: number) {
+  return {
     exposeLimits: true,
     onReject: [tagRejection(limit, limits, maxFirst)],
     propagateOnRejection: true,
-  });
+  };
+}
+
+function costOptions(limits: QueryLimits, maxFirst: number): CostLimitOptions {
+  return {
+    ...armorOptions('maxCost', limits, maxFirst),
+    maxCost: limits.maxCost,
+    objectCost: 2,
+    scalarCost: 1,
+    depthCostFactor: 1.5,
+    ignoreIntrospection: true,
+    flattenFragments: true,
+  };
+}
+
+/**
+ * The cost limit on its own, as armor judges it during validation and with the same refusal:
+ * the refusing GraphQLError, or undefined when the document's cost is within the maximum. For
+ * documents whose page sizes were variables, given with the values written in
+ * (./operation-limits.ts), so they are judged exactly as the same document written literally.
+ */
+export function createCostJudge(
+  limits: Partial<QueryLimits> = {},
+  maxFirst: number = DEFAULT_PAGING_LIMITS.maxFirst,
+): (schema: GraphQLSchema, document: DocumentNode) => GraphQLError | undefined {
+  // armor types its rule against graphql 16's ValidationContext; graphql 17 runs it the same.
+  const rule = costLimitRule(
+    costOptions(resolveQueryLimits(limits), maxFirst),
+  ) as unknown as ValidationRule;
+  return (schema, document) => {
+    try {
+      validate(schema, document, [rule]);
+      return undefined;
+    } catch (error) {
+      if (error instanceof GraphQLError) return error;
+      throw error;
+    }
+  };
+}
+
+function armorPlugin(limits: QueryLimits, maxFirst: number): Plugin {
+  const common = (limit: LimitName) => armorOptions(limit, limits, maxFirst);
   return EnvelopArmorPlugin({
     maxDepth: {
       ...common('maxDepth'),
@@ -164,15 +226,7 @@ function armorPlugin(limits: QueryLimits, maxFirst: number): Plugin {
     maxAliases: { ...common('maxAliases'), n: limits.maxAliases, allowList: [] },
     maxTokens: { ...common('maxTokens'), n: limits.maxTokens },
     maxDirectives: { ...common('maxDirectives'), n: limits.maxDirectives },
-    costLimit: {
-      ...common('maxCost'),
-      maxCost: limits.maxCost,
-      objectCost: 2,
-      scalarCost: 1,
-      depthCostFactor: 1.5,
-      ignoreIntrospection: true,
-      flattenFragments: true,
-    },
+    costLimit: costOptions(limits, maxFirst),
     // Suggestions ("Did you mean …?") reveal the schema; they are masked whenever introspection
     // is off, via the separate plugin below, so armor's own switch stays off here.
     blockFieldSuggestion: { enabled: false },
@@ -200,6 +254,92 @@ function blockSuggestionsPlugin(): Plugin {
           ),
         );
       };
+    },
+  };
+}
+
+/** The longest name (field, alias, argument, operation, fragment, variable) a document may use. */
+export const MAX_NAME_LENGTH = 100;
+
+/**
+ * Refuses a document with a name longer than MAX_NAME_LENGTH, before other rules can repeat it
+ * in their messages or execution in an answer's keys and error paths. No schema name comes
+ * near it. Thrown, as armor's limits are, so the refusal is the only error.
+ */
+function MaxNameLengthRule(): ASTVisitor {
+  return {
+    Name(node) {
+      if (node.value.length <= MAX_NAME_LENGTH) return;
+      throw new GraphQLError(
+        `A name in the document is ${node.value.length} characters long; the maximum is ` +
+          `${MAX_NAME_LENGTH}`,
+        {
+          nodes: node,
+          extensions: {
+            code: QUERY_REJECTED_CODE,
+            limit: 'maxNameLength',
+            maximum: MAX_NAME_LENGTH,
+          },
+        },
+      );
+    },
+  };
+}
+
+function nameLengthPlugin(): Plugin {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(MaxNameLengthRule);
+    },
+  };
+}
+
+/** The longest run of one word an error message repeats of what a client sent. */
+export const MAX_ECHO = 100;
+/** The longest error message a client receives. */
+const MAX_MESSAGE = 1_000;
+const LONG_RUN = new RegExp(`[^\\s"]{${MAX_ECHO + 1},}`, 'g');
+
+/**
+ * An error message with every run of non-space characters longer than MAX_ECHO cut to MAX_ECHO
+ * and an ellipsis (a quoted name keeps its closing quote), and the whole cut at MAX_MESSAGE.
+ * graphql-js repeats names and values in full ("Cannot query field "…"", "Syntax Error:
+ * Unexpected String "…"", "Variable "$n" got invalid value "…"" — twice), so a 300 KB name
+ * or value would come back in the answer, twice as large.
+ */
+export function capEcho(message: string): string {
+  if (message.length <= MAX_ECHO) return message;
+  const capped = message.replace(LONG_RUN, (run) => `${run.slice(0, MAX_ECHO)}…`);
+  return capped.length > MAX_MESSAGE ? `${capped.slice(0, MAX_MESSAGE)}…` : capped;
+}
+
+/**
+ * Every error a client receives, whatever its phase (parse, validation, armor, variables,
+ * execution, masking), passes capEcho. It reads the result as it is sent; a result without a
+ * long message is untouched.
+ */
+export function errorEchoPlugin(): Plugin {
+  const cap = (error: GraphQLError): GraphQLError => {
+    const message = capEcho(error.message);
+    if (message === error.message) return error;
+    if (!(error instanceof GraphQLError)) return { ...(error as object), message } as GraphQLError;
+    return new GraphQLError(message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: error.originalError,
+      extensions: error.extensions,
+    });
+  };
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || Symbol.asyncIterator in result) return;
+      const errors = (result as { errors?: readonly GraphQLError[] }).errors;
+      if (errors === undefined || !errors.some((error) => error.message.length > MAX_ECHO)) {
+        return;
+      }
+      setResult({ ...result, errors: errors.map(cap) } as typeof result);
     },
   };
 }
@@ -329,7 +469,7 @@ export function resolveQueryLimits(limits: Partial<QueryLimits> = {}): QueryLimi
 export function createSecurityPlugins(options: SecurityOptions = {}): Plugin[] {
   const plugins: Plugin[] = [];
   if (options.csrfPrevention ?? true) plugins.push(csrfPreventionPlugin());
-  plugins.push(requestShapePlugin(), errorCodesPlugin());
+  plugins.push(requestShapePlugin(), errorCodesPlugin(), errorEchoPlugin(), nameLengthPlugin());
   plugins.push(
     armorPlugin(
       resolveQueryLimits(options.limits),

@@ -40,6 +40,7 @@ import { createHealth, type Health } from './health.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 import { createMetrics, type Metrics, type MetricsOptions } from './metrics.ts';
+import { operationLimitsPlugin } from './operation-limits.ts';
 import { type PersistedDocuments, persistedDocumentsPlugin } from './persisted-documents.ts';
 import { createTracing } from './tracing.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
@@ -254,6 +255,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         ? [requestLogPlugin({ logger, ...(tracing ? { traceIdOf: tracing.traceIdOf } : {}) })]
         : []),
       ...(options.jit === false ? [] : [jitPlugin(jit)]),
+      // After jit: it wraps whichever executor runs, judging the variables' values first.
+      operationLimitsPlugin({ limits: options.queryLimits, maxFirst: options.paging?.maxFirst }),
       // Before Yoga's masking, which runs after every plugin given here.
       committedWritesPlugin(),
       finishSessionPlugin,

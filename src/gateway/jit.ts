@@ -9,7 +9,8 @@
  * - only queries are compiled; mutations and subscriptions run on the normal executor;
  * - variables are first coerced by graphql-js: when they do not coerce, the operation runs on
  *   the normal executor, so a client gets exactly the coded errors it got before;
- * - a document jit cannot compile runs on the normal executor;
+ * - a document jit cannot compile runs on the normal executor, and so does one with a
+ *   `__proto__` alias, which jit's object literals would drop;
  * - compiled queries are kept per schema (the typed schema is swapped on refresh) and per
  *   document object (Yoga's parse cache hands out one object per query text), so the cache
  *   lives exactly as long as those.
@@ -17,6 +18,7 @@
  * are GraphQLErrors whose extensions are the original's), which is what masking reads.
  */
 import {
+  BREAK,
   type DocumentNode,
   type ExecutionResult,
   type FieldNode,
@@ -117,17 +119,26 @@ function compile(
     return null;
   }
   try {
-    const query = compileQuery(schema, document, operationName ?? undefined);
-    if (!isCompiledQuery(query)) return null;
     const fieldsAt = new Map<string, FieldNode>();
+    let protoKey = false;
     visit(document, {
       Field(node) {
+        // graphql-jit builds results in object literals, where `__proto__: value` sets the
+        // prototype instead of a property: the field would be missing from the answer.
+        if ((node.alias ?? node.name).value === '__proto__') {
+          protoKey = true;
+          return BREAK;
+        }
         if (node.loc) {
           const { line, column } = node.loc.startToken;
           fieldsAt.set(`${line}:${column}`, node);
         }
+        return undefined;
       },
     });
+    if (protoKey) return null;
+    const query = compileQuery(schema, document, operationName ?? undefined);
+    if (!isCompiledQuery(query)) return null;
     return { query, operation, fieldsAt };
   } catch (error) {
     // A document graphql-jit cannot compile runs on the normal executor.

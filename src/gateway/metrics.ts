@@ -9,9 +9,11 @@
  *
  * No label ever carries a token, an id or a customer's value:
  * - `operation` is the name of an operation that passed validation (a GraphQL name from the
- *   document, at most 100 characters), for the first `maxOperationNames` distinct names; later
- *   names, and requests that never reached execution under a name not already seen, are `other`;
- *   unnamed operations are `anonymous`;
+ *   document, at most 100 characters), for the first `maxOperationNames` distinct names whose
+ *   operation proved its caller: it made an upstream call and no error said UNAUTHENTICATED, so
+ *   the upstream accepted the credentials. Other names are `other` until such an operation
+ *   admits them, so callers without a valid token (and documents that never call the upstream)
+ *   cannot take the label values for good; unnamed operations are `anonymous`;
  * - `outcome` is `ok` or the first error's `extensions.code` when it looks like a code
  *   (`[A-Z][A-Z0-9_]*`, at most 64 distinct), else `ERROR`;
  * - upstream routes are templates (src/upstream/route-template.ts), statuses are numbers or one
@@ -26,7 +28,10 @@ import { routeTemplate } from '../upstream/route-template.ts';
 import { requestedOperationName } from './logging.ts';
 
 export interface MetricsOptions {
-  /** Distinct operation names kept as label values; later ones count as `other`. Default 100. */
+  /**
+   * Distinct operation names kept as label values (admitted only by operations that proved their
+   * caller); later ones count as `other`. Default 100.
+   */
   maxOperationNames?: number;
   /** Path served by `plugin` (GET and HEAD). Default `/metrics`; `false` serves nothing. */
   path?: string | false;
@@ -90,7 +95,11 @@ interface Operation {
 
 interface RequestState {
   started: number;
-  operation: Operation | undefined;
+  /** The operation executed (passed validation), under this name (undefined: unnamed). */
+  executed: boolean;
+  name: string | undefined;
+  /** Some error of the answer says UNAUTHENTICATED: the upstream refused the credentials. */
+  unauthenticated: boolean;
   /** The request's params, read only when no operation executed (to tell named from not). */
   params: { operationName?: unknown; query?: unknown } | undefined;
   outcome: string | undefined;
@@ -123,6 +132,13 @@ function operationName(args: {
   return found === '' ? undefined : found;
 }
 
+function saysUnauthenticated(result: unknown): boolean {
+  const one = Array.isArray(result) ? result[0] : result;
+  const errors = (one as { errors?: readonly { extensions?: { code?: unknown } }[] } | null)
+    ?.errors;
+  return errors?.some((error) => error.extensions?.code === 'UNAUTHENTICATED') ?? false;
+}
+
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const maxNames = options.maxOperationNames ?? 100;
   const path = options.path === undefined ? '/metrics' : options.path;
@@ -142,12 +158,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   let inFlight = 0;
   const states = new WeakMap<Request, RequestState>();
 
-  /** The operation of a name seen at execution: admitted while there is room. */
-  const admit = (name: string | undefined): Operation => {
+  /**
+   * The operation of a name that executed: one already admitted, else admitted while there is
+   * room if the request proved its caller (see the top of this file), else `other`.
+   */
+  const executed = (name: string | undefined, proved: boolean): Operation => {
     if (name === undefined) return anonymous;
     let operation = operations.get(name);
     if (operation === undefined) {
-      if (operations.size >= maxNames || name.length > 100) return other;
+      if (!proved || operations.size >= maxNames || name.length > 100) return other;
       operation = newOperation(name);
       operations.set(name, operation);
     }
@@ -195,7 +214,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       inFlight += 1;
       states.set(request, {
         started: performance.now(),
-        operation: undefined,
+        executed: false,
+        name: undefined,
+        unauthenticated: false,
         params: undefined,
         outcome: undefined,
         graphql: false,
@@ -213,7 +234,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       };
       const state = context.request ? states.get(context.request) : undefined;
       if (state === undefined) return;
-      state.operation = admit(operationName(args));
+      state.executed = true;
+      state.name = operationName(args);
       state.budget = context.budget;
     },
     onResultProcess({ request, result }) {
@@ -221,6 +243,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (state === undefined) return;
       state.graphql = true;
       state.outcome = outcomeOf(result);
+      if (state.outcome !== 'ok') state.unauthenticated = saysUnauthenticated(result);
     },
     onResponse({ request, response }) {
       const state = states.get(request);
@@ -228,7 +251,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       states.delete(request);
       inFlight -= 1;
       if (!state.graphql) return;
-      const operation = state.operation ?? unexecuted(state.params);
+      const operation = state.executed
+        ? executed(state.name, (state.budget?.used ?? 0) > 0 && !state.unauthenticated)
+        : unexecuted(state.params);
       let outcome = state.outcome ?? 'ok';
       if (outcome === 'ok' && response.status >= 400) outcome = 'ERROR';
       operation.outcomes.set(outcome, (operation.outcomes.get(outcome) ?? 0) + 1);

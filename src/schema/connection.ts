@@ -14,6 +14,7 @@ import {
 } from '../upstream/paging.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
+import { normalizeFilterId } from './rows.ts';
 
 const FILTER_OPS = ['eq', 'gt', 'ge', 'lt', 'le'] as const;
 
@@ -64,12 +65,14 @@ export function toFilterClauses(filter: FilterInput | null | undefined): FilterC
   const clauses: FilterClause[] = [];
   const add = (attr: SortKey, ops: OpsInput | null | undefined) => {
     if (!ops) return;
+    // Upstream uuids are lower case; an upper-case one would match nothing, or sort apart.
+    const norm = attr === 'id' ? normalizeFilterId : (value: string) => value;
     for (const op of FILTER_OPS) {
       const value = ops[op];
-      if (value !== undefined && value !== null) clauses.push({ attr, op, value });
+      if (value !== undefined && value !== null) clauses.push({ attr, op, value: norm(value) });
     }
     if (ops.in !== undefined && ops.in !== null) {
-      clauses.push({ attr, op: 'in' satisfies FilterOp, value: [...ops.in] });
+      clauses.push({ attr, op: 'in' satisfies FilterOp, value: ops.in.map(norm) });
     }
   };
   add('id', filter.id);

@@ -96,12 +96,21 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 // Production carts may carry caller-chosen ids; anything outside this alphabet cannot be one.
 const CART_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** An upstream id (uuid form) of a Custom API, entry, item, discount, order, file or account. */
+/**
+ * An upstream id (uuid form) of a Custom API, entry, item, discount, order, file or account, in
+ * the lower case the upstream writes them in: uuids are case-insensitive, and the batch loaders
+ * match the rows that come back to the ids asked for by equality.
+ */
 export function judgeUuid(value: string, field: string): string {
   if (!UUID.test(value)) {
     throw new BadUserInputError(`${field} must be an upstream id (a uuid)`, { field });
   }
-  return value;
+  return value.toLowerCase();
+}
+
+/** An id of a filter: lower-cased when it is a uuid (as judgeUuid), any other id as it is. */
+export function normalizeFilterId(value: string): string {
+  return UUID.test(value) ? value.toLowerCase() : value;
 }
 
 export function judgeCartId(value: string, field: string): string {

@@ -3,7 +3,8 @@
  * recorder) → embedded service. Each case is a hostile or broken request. For every case:
  * - never a 5xx, and the gateway keeps running;
  * - a JSON body whose errors all carry a string `extensions.code` (except the few answers that
- *   are not GraphQL responses at all, e.g. 404 for a path that is not the endpoint);
+ *   are not GraphQL responses at all, e.g. 404 for a path that is not the endpoint), and whose
+ *   messages are at most 1,001 characters however large the input;
  * - zero upstream calls when the gateway can judge the input itself;
  * - whatever upstream calls are made go only to known v2 routes, each id one clean segment.
  */
@@ -881,6 +882,78 @@ function buildCases(): Case[] {
     ),
     code: 'QUERY_TOO_COMPLEX',
   });
+  // Sizes carried by variables: judged with their values before execution.
+  const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+  add({
+    name: '40,000 representations in variables, no token',
+    request: {
+      ...gql('query($r: [_Any!]!) { _entities(representations: $r) { __typename } }', {
+        r: new Array(40_000).fill(0),
+      }),
+      noToken: true,
+    },
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: '5,000 ids for nodes(ids:) in variables',
+    request: gql('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', {
+      ids: Array.from({ length: 5_000 }, (_, i) => `T3JkZXI6${i}`),
+    }),
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: 'an `in` filter of 1,001 ids inside an input object variable',
+    request: gql('query($f: CustomApiFilter) { customApis(first: 1, filter: $f) { totalCount } }', {
+      f: { id: { in: Array.from({ length: 1_001 }, (_, i) => uuid(i)) } },
+    }),
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: 'four aliases sharing one 300-id list (1,200 items together)',
+    request: gql(
+      `query($ids: [ID!]!) { ${Array.from({ length: 4 }, (_, i) => `a${i}: nodes(ids: $ids) { id }`).join(' ')} }`,
+      { ids: Array.from({ length: 300 }, (_, i) => `T3JkZXI6${i}`) },
+    ),
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: 'page sizes in variables: five aliases of first: $n = 1000',
+    request: gql(
+      `query($n: Int) { ${Array.from({ length: 5 }, (_, i) => `a${i}: customApis(first: $n) { nodes { name apiType createdAt } }`).join(' ')} }`,
+      { n: 1000 },
+    ),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'a page size by default value: $n: Int = 1000',
+    request: gql(
+      `query($n: Int = 1000) { ${Array.from({ length: 3 }, (_, i) => `a${i}: customApis(first: $n) { nodes { name apiType createdAt } }`).join(' ')} }`,
+    ),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  // Huge names and values: refused, or repeated in an error only up to 100 characters.
+  const huge = 'x'.repeat(300_000);
+  add({
+    name: 'a 300 KB field name',
+    request: { ...gql(`{ __typename${huge} }`), noToken: true },
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'a 300 KB alias',
+    request: gql(`{ ${huge}: orders(first: 1) { totalCount } }`),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'a 300 KB operation name',
+    request: gql(`query Q${huge} { __typename }`),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({ name: 'a 300 KB string where a name goes', request: gql(`{ "${huge}" }`) });
+  add({
+    name: 'a 300 KB string as an Int variable',
+    request: gql('query($n: Int) { orders(first: $n) { totalCount } }', { n: huge }),
+    code: 'BAD_USER_INPUT',
+  });
   add({
     name: 'more upstream calls than the budget',
     request: gql(
@@ -940,7 +1013,9 @@ describe('bad-input corpus', () => {
         problems.push('the answer echoes the request body');
       }
       if (!testCase.notGraphql) {
-        let parsed: { errors?: { extensions?: { code?: unknown } }[] } | undefined;
+        let parsed:
+          | { errors?: { message?: string; extensions?: { code?: unknown } }[] }
+          | undefined;
         try {
           parsed = JSON.parse(text);
         } catch {
@@ -951,6 +1026,10 @@ describe('bad-input corpus', () => {
         for (const error of errors) {
           if (typeof error.extensions?.code !== 'string') {
             problems.push(`error without code: ${JSON.stringify(error).slice(0, 160)}`);
+          }
+          // No message repeats more than a bounded part of what the client sent.
+          if ((error.message?.length ?? 0) > 1_001) {
+            problems.push(`a ${error.message?.length}-character message`);
           }
         }
         if (testCase.code !== undefined && errors[0]) {

@@ -93,8 +93,8 @@ for (const fastPath of [false, true]) {
       // a syntax error, an anonymous operation, and names beyond the bound of 4
       await stack.graphql('query Broken {');
       await stack.graphql('{ orders(first: 1) { totalCount } }');
-      await stack.graphql('query Fifth { __typename }');
-      await stack.graphql('query Sixth { __typename }');
+      await stack.graphql('query Fifth { customApis(first: 1) { totalCount } }');
+      await stack.graphql('query Sixth { customApis(first: 1) { totalCount } }');
       // a name never admitted because its operation failed validation
       await stack.graphql('query NeverValid { noSuchField }');
       ({ text, series } = await scrape(stack.gatewayBase));
@@ -150,10 +150,11 @@ for (const fastPath of [false, true]) {
       expect(series.get('gateway_upstream_rate_limited_total')).toBe(1);
       expect(series.get('gateway_upstream_circuit_breaker_state{state="closed"}')).toBe(1);
       expect(series.get('gateway_upstream_circuit_breaker_state{state="open"}')).toBe(0);
-      // Operations that executed: their upstream calls, retries not counted.
+      // Operations that executed: their upstream calls, retries not counted (the one without a
+      // token made none).
       expect(
         series.get('gateway_graphql_upstream_calls_per_operation_bucket{le="0"}'),
-      ).toBeGreaterThanOrEqual(3);
+      ).toBeGreaterThanOrEqual(1);
       expect(series.get('gateway_graphql_upstream_calls_per_operation_count')).toBeGreaterThan(8);
     });
 
@@ -184,6 +185,61 @@ for (const fastPath of [false, true]) {
     });
   });
 }
+
+describe('operation names callers cannot fill for good', () => {
+  it('names of callers without a valid token, or of operations that call nothing, stay `other`', async () => {
+    const stack = await startHardeningStack({ fastPath: true });
+    try {
+      const forged = 'a'.repeat(40);
+      for (let i = 0; i < 150; i++) {
+        const sent = await Promise.all([
+          stack.graphql(`query NoToken${i} { orders(first: 1) { totalCount } }`, undefined, {
+            token: null,
+          }),
+          stack.graphql(`query Forged${i} { orders(first: 1) { totalCount } }`, undefined, {
+            token: forged,
+          }),
+          // The first error is another one; the upstream still refused the token.
+          stack.graphql(
+            `query Mixed${i} { order(id: "x") { id } orders(first: 1) { totalCount } }`,
+            undefined,
+            { token: forged },
+          ),
+          stack.graphql(`query NoCall${i} { __typename }`),
+        ]);
+        expect(sent.map((one) => one.status)).toEqual([200, 200, 200, 200]);
+      }
+      const operations = (series: Map<string, number>) =>
+        new Set(
+          [...series.keys()].flatMap((name) =>
+            [...name.matchAll(/operation="([^"]*)"/g)].map((m) => m[1]),
+          ),
+        );
+      const junk = await scrape(stack.gatewayBase);
+      expect([...operations(junk.series)]).toEqual(['other']);
+      // 600 requests under 450 names: a handful of series, as for one request.
+      const graphqlSeries = (series: Map<string, number>) =>
+        [...series.keys()].filter((name) => name.startsWith('gateway_graphql_request')).length;
+      expect(graphqlSeries(junk.series)).toBeLessThanOrEqual(20);
+      expect(
+        junk.series.get(
+          'gateway_graphql_requests_total{operation="other",outcome="UNAUTHENTICATED"}',
+        ),
+      ).toBe(300);
+
+      // A caller whose token the upstream accepts still gets its operation's name.
+      const real = await stack.graphql('query ListOrders { orders(first: 1) { totalCount } }');
+      expect(real.body.errors).toBeUndefined();
+      const after = await scrape(stack.gatewayBase);
+      expect([...operations(after.series)].sort()).toEqual(['ListOrders', 'other']);
+      expect(
+        after.series.get('gateway_graphql_requests_total{operation="ListOrders",outcome="ok"}'),
+      ).toBe(1);
+    } finally {
+      await stack.close();
+    }
+  });
+});
 
 describe('turning metrics off or moving them', () => {
   it('METRICS=0 and METRICS_PORT reach the config', () => {

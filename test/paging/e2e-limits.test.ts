@@ -9,7 +9,11 @@ import { type Stack, startStack } from '../support/harness.ts';
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack({ gateway: { callBudget: 5, paging: { maxFirst: 600 } } });
+  // The cost limit is raised so that a page of 600 reaches the planner (its cost, variables
+  // included, is about 5,250): the planner's own refusals are what is tested here.
+  stack = await startStack({
+    gateway: { callBudget: 5, paging: { maxFirst: 600 }, queryLimits: { maxCost: 10_000 } },
+  });
   await stack.token();
 });
 
