@@ -7,6 +7,8 @@ import { builder } from './builder.ts';
 import './scalars.ts';
 import './connection.ts';
 import './cart.ts';
+import './cart-mutations.ts';
+import './custom-discount-mutations.ts';
 import { AccountEntity } from './account.ts';
 import { CustomApiEntity } from './custom-api.ts';
 import { CustomApiEntryEntity } from './custom-api-entry.ts';

@@ -5,10 +5,10 @@ import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.
 import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
-import { CartTotalsRef, type CartTotalsShape, MoneyRef, toTotals } from './cart.ts';
 import { defineListArgs, type Listed, resolveList } from './connection.ts';
 import type { EntityDefinition } from './federation.ts';
 import { loadById } from './lookups.ts';
+import { CartTotalsRef, type CartTotalsShape, MoneyRef, toTotals } from './money.ts';
 import {
   judgeCartId,
   judgeNonEmpty,

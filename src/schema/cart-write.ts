@@ -1,0 +1,69 @@
+/**
+ * What every cart write shares (cart-mutations.ts, custom-discount-mutations.ts): the input
+ * fields naming the cart and its item, and the payload that shows the cart after the write.
+ *
+ * What a cart write hands to its payload: the cart is read after the write, lazily, and what
+ * the write answered is turned into shapes by the payload's fields, never by the mutation's
+ * resolver. Once the write is done nothing may fail the mutation itself: a payload field that
+ * cannot be built is null with a WRITE_COMMITTED error (src/gateway/committed-writes.ts).
+ */
+
+import type { FieldMap } from '@pothos/core';
+import type { GatewayContext } from '../upstream/session.ts';
+import { builder } from './builder.ts';
+import { CartRef, type CartShape, fetchCart } from './cart.ts';
+import { toCartItems } from './cart-item.ts';
+
+export type InputFieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
+
+/** `cartId`, the first field of every cart write's input. */
+export const cartIdField = (t: InputFieldBuilder) => ({
+  cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+});
+
+/** `cartItemId`, beside `cartId` in the input of a write on one item. */
+export const cartItemIdField = (t: InputFieldBuilder) => ({
+  cartItemId: t.id({ required: true, description: 'Upstream id of the cart item.' }),
+});
+
+export interface CartChange {
+  cartId: string;
+  /** The body of an item write (every item of the cart), for the cart's `items`. */
+  itemsBody?: unknown;
+}
+
+async function changedCart(context: GatewayContext, change: CartChange): Promise<CartShape> {
+  const cart = await fetchCart(context, change.cartId);
+  return change.itemsBody === undefined
+    ? cart
+    : { ...cart, preloadedItems: toCartItems(change.itemsBody) };
+}
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/**
+ * The payload of a cart write: its own fields (`fields`, none by default) and then `cart`, the
+ * cart after the change.
+ */
+export function cartChangePayload<Change extends CartChange>(
+  name: string,
+  description: string,
+  fields: (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Change>) => FieldMap = () => ({}),
+) {
+  return builder.objectRef<Change>(name).implement({
+    description,
+    fields: (t) => ({
+      ...fields(t),
+      cart: t.field({
+        type: CartRef,
+        nullable: true,
+        description:
+          'The cart after the change, totals with every discount applied (read after the ' +
+          'write; one upstream GET, made only when selected). Null, with a WRITE_COMMITTED ' +
+          'error, when the write happened but the cart could not be read: do not repeat the ' +
+          'write.',
+        resolve: (change, _args, context) => changedCart(context, change),
+      }),
+    }),
+  });
+}

@@ -1,0 +1,278 @@
+/**
+ * The custom discount writes: add, update and delete, on the whole cart and on one of its items.
+ * The v2 API (and the embedded service) treats the two levels alike but for the path, so one
+ * factory builds the three mutations of a level from its description: its GraphQL name, the
+ * input field naming the item (none for the cart), the path below the cart, and the texts.
+ */
+
+import { expectResource, type UpstreamRequest } from '../upstream/client.ts';
+import type { GatewayContext } from '../upstream/session.ts';
+import { builder } from './builder.ts';
+import {
+  type CartChange,
+  cartChangePayload,
+  cartIdField,
+  cartItemIdField,
+  type InputFieldBuilder,
+} from './cart-write.ts';
+import {
+  CustomDiscountRef,
+  type CustomDiscountShape,
+  toCustomDiscount,
+} from './custom-discount.ts';
+import { judgeDiscountAmount } from './money.ts';
+import { judgeCartId, judgeNonEmpty, judgeUuid } from './rows.ts';
+
+/** What a discount write names: the cart and, at item level, the item. */
+interface DiscountTarget {
+  cartId: string;
+  cartItemId?: string | null;
+}
+
+/** The five fields every custom discount write takes, all required (the seed's rule). */
+interface DiscountValues {
+  amount: number;
+  description: string;
+  discountCode: string;
+  discountEngine: string;
+  externalId: string;
+}
+
+/** The descriptions of one write, word for word as the schema documents them. */
+interface WriteTexts {
+  input: string;
+  payload: string;
+  mutation: string;
+}
+
+/** One level the v2 API discounts at. */
+interface DiscountLevel {
+  /** The middle of every GraphQL name: `add${name}CustomDiscount`, `Delete${name}…Input`, … */
+  name: 'Cart' | 'CartItem';
+  /** The input fields naming what is discounted below the cart (`cartItemId` for an item). */
+  targetFields: (t: InputFieldBuilder) => Partial<ReturnType<typeof cartItemIdField>>;
+  /** The judged path segments from the cart to what is discounted: `[]` or `['items', id]`. */
+  below: (input: DiscountTarget) => string[];
+  add: WriteTexts;
+  update: WriteTexts;
+  delete: WriteTexts;
+}
+
+const CART_LEVEL: DiscountLevel = {
+  name: 'Cart',
+  targetFields: () => ({}),
+  below: () => [],
+  add: {
+    input:
+      'A custom discount on the whole cart; every field is required. At most five per cart, ' +
+      'only on a cart with custom discounts enabled and at least one item (the upstream judges).',
+    payload: 'The new cart discount and the cart it changed.',
+    mutation: 'Adds a cart-level custom discount (POST /v2/carts/{cartID}/custom-discounts).',
+  },
+  update: {
+    input: 'New values of a cart-level custom discount; every field is required.',
+    payload: 'The cart discount after the update and the cart it changed.',
+    mutation:
+      'Replaces a cart-level custom discount (PUT /v2/carts/{cartID}/custom-discounts/{id}).',
+  },
+  delete: {
+    input: 'The cart-level discount to remove.',
+    payload: 'The removed cart discount’s id and the cart it changed.',
+    mutation:
+      'Removes a cart-level custom discount (DELETE /v2/carts/{cartID}/custom-discounts/{id}).',
+  },
+};
+
+const ITEM_LEVEL: DiscountLevel = {
+  name: 'CartItem',
+  targetFields: cartItemIdField,
+  // The schema requires cartItemId at this level; were it ever absent, '' is refused as no uuid.
+  below: (input) => ['items', judgeUuid(input.cartItemId ?? '', 'input.cartItemId')],
+  add: {
+    input:
+      'A custom discount for a cart item; every field is required. At most five per item, and ' +
+      'only on a cart with custom discounts enabled (the upstream judges those two).',
+    payload: 'The new item discount and the cart it changed.',
+    mutation:
+      'Adds a custom discount to a cart item (POST /v2/carts/{cartID}/items/{itemID}/custom-discounts).',
+  },
+  update: {
+    input: 'New values of a custom discount on a cart item; every field is required.',
+    payload: 'The custom discount after the update, and the cart it changed.',
+    mutation:
+      'Replaces a custom discount on a cart item (PUT /v2/carts/{cartID}/items/{cartitemID}/' +
+      'custom-discounts/{customdiscountID}).',
+  },
+  delete: {
+    input: 'The item discount to remove.',
+    payload: 'The removed item discount’s id and the cart it changed.',
+    mutation:
+      'Removes a custom discount from a cart item (DELETE /v2/carts/{cartID}/items/{itemID}/' +
+      'custom-discounts/{id}).',
+  },
+};
+
+const targetInputFields = (t: InputFieldBuilder, level: DiscountLevel) => ({
+  ...cartIdField(t),
+  ...level.targetFields(t),
+});
+
+const discountIdField = (t: InputFieldBuilder) => ({
+  customDiscountId: t.id({ required: true, description: 'Upstream id of the discount.' }),
+});
+
+const valueInputFields = (t: InputFieldBuilder) => ({
+  amount: t.int({
+    required: true,
+    description: 'The discount in minor units of the cart’s currency; must be below zero.',
+  }),
+  description: t.string({ required: true, description: 'What the discount is.' }),
+  discountCode: t.string({ required: true, description: 'The code that was used.' }),
+  discountEngine: t.string({
+    required: true,
+    description: 'The system the discount is applied from.',
+  }),
+  externalId: t.string({ required: true, description: 'The discount’s id in that system.' }),
+});
+
+/** The cart id and the path of what is discounted, judged before any call. */
+function judgeTarget(level: DiscountLevel, input: DiscountTarget) {
+  const cartId = judgeCartId(input.cartId, 'input.cartId');
+  return { cartId, segments: ['carts', cartId, ...level.below(input), 'custom-discounts'] };
+}
+
+/** The v2 body of a custom discount, every field judged before any call. */
+function discountBody(input: DiscountValues) {
+  return {
+    data: {
+      type: 'custom_discount',
+      amount: judgeDiscountAmount(input.amount, 'input.amount'),
+      description: judgeNonEmpty(input.description, 'input.description'),
+      discount_code: judgeNonEmpty(input.discountCode, 'input.discountCode'),
+      discount_engine: judgeNonEmpty(input.discountEngine, 'input.discountEngine'),
+      external_id: judgeNonEmpty(input.externalId, 'input.externalId'),
+    },
+  };
+}
+
+/** The discount as the write answered it, read by the payload's field (cart-write.ts). */
+interface DiscountChange extends CartChange {
+  customDiscount: () => CustomDiscountShape;
+}
+
+interface DeletedDiscount extends CartChange {
+  deletedCustomDiscountId: string;
+}
+
+/** An add or an update: the discount it answered is read by the payload, lazily. */
+async function writeDiscount(
+  context: GatewayContext,
+  cartId: string,
+  request: UpstreamRequest,
+): Promise<DiscountChange> {
+  const response = await context.write(request);
+  return { cartId, customDiscount: () => toCustomDiscount(expectResource(response)) };
+}
+
+function discountPayload(name: string, description: string) {
+  return cartChangePayload<DiscountChange>(name, description, (t) => ({
+    customDiscount: t.field({
+      type: CustomDiscountRef,
+      nullable: true,
+      description:
+        'The discount as stored, its amount as amount, currency and formatted (null, with a ' +
+        'WRITE_COMMITTED error, when the write happened but its answer was unusable).',
+      resolve: (change) => change.customDiscount(),
+    }),
+  }));
+}
+
+/** Adds `add${name}CustomDiscount`, `update…` and `delete…` of one level to the schema. */
+function defineDiscountMutations(level: DiscountLevel): void {
+  const { name } = level;
+
+  const AddInput = builder
+    .inputRef<DiscountTarget & DiscountValues>(`Add${name}CustomDiscountInput`)
+    .implement({
+      description: level.add.input,
+      fields: (t) => ({ ...targetInputFields(t, level), ...valueInputFields(t) }),
+    });
+  const AddPayload = discountPayload(`Add${name}CustomDiscountPayload`, level.add.payload);
+  builder.mutationField(`add${name}CustomDiscount`, (t) =>
+    t.field({
+      type: AddPayload,
+      description: level.add.mutation,
+      args: { input: t.arg({ type: AddInput, required: true, description: 'The discount.' }) },
+      resolve: (_root, { input }, context) => {
+        const { cartId, segments } = judgeTarget(level, input);
+        return writeDiscount(context, cartId, {
+          method: 'POST',
+          segments,
+          body: discountBody(input),
+        });
+      },
+    }),
+  );
+
+  const UpdateInput = builder
+    .inputRef<DiscountTarget & { customDiscountId: string } & DiscountValues>(
+      `Update${name}CustomDiscountInput`,
+    )
+    .implement({
+      description: level.update.input,
+      fields: (t) => ({
+        ...targetInputFields(t, level),
+        ...discountIdField(t),
+        ...valueInputFields(t),
+      }),
+    });
+  const UpdatePayload = discountPayload(`Update${name}CustomDiscountPayload`, level.update.payload);
+  builder.mutationField(`update${name}CustomDiscount`, (t) =>
+    t.field({
+      type: UpdatePayload,
+      description: level.update.mutation,
+      args: { input: t.arg({ type: UpdateInput, required: true, description: 'The change.' }) },
+      resolve: (_root, { input }, context) => {
+        const { cartId, segments } = judgeTarget(level, input);
+        const discountId = judgeUuid(input.customDiscountId, 'input.customDiscountId');
+        return writeDiscount(context, cartId, {
+          method: 'PUT',
+          segments: [...segments, discountId],
+          body: discountBody(input),
+        });
+      },
+    }),
+  );
+
+  const DeleteInput = builder
+    .inputRef<DiscountTarget & { customDiscountId: string }>(`Delete${name}CustomDiscountInput`)
+    .implement({
+      description: level.delete.input,
+      fields: (t) => ({ ...targetInputFields(t, level), ...discountIdField(t) }),
+    });
+  const DeletePayload = cartChangePayload<DeletedDiscount>(
+    `Delete${name}CustomDiscountPayload`,
+    level.delete.payload,
+    (t) => ({
+      deletedCustomDiscountId: t.exposeID('deletedCustomDiscountId', {
+        description: 'Upstream id of the discount that was removed.',
+      }),
+    }),
+  );
+  builder.mutationField(`delete${name}CustomDiscount`, (t) =>
+    t.field({
+      type: DeletePayload,
+      description: level.delete.mutation,
+      args: { input: t.arg({ type: DeleteInput, required: true, description: 'The discount.' }) },
+      resolve: async (_root, { input }, context) => {
+        const { cartId, segments } = judgeTarget(level, input);
+        const discountId = judgeUuid(input.customDiscountId, 'input.customDiscountId');
+        await context.write({ method: 'DELETE', segments: [...segments, discountId] });
+        return { cartId, deletedCustomDiscountId: discountId };
+      },
+    }),
+  );
+}
+
+defineDiscountMutations(ITEM_LEVEL);
+defineDiscountMutations(CART_LEVEL);
