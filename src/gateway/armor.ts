@@ -23,6 +23,15 @@ import {
   visit,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import {
+  BadRequestError,
+  BadUserInputError,
+  CsrfPreventedError,
+  type GatewayErrorCode,
+  QueryTooComplexError,
+  type RequestError,
+  UnsupportedMediaTypeError,
+} from '../upstream/errors.ts';
 import { DEFAULT_PAGING_LIMITS } from '../upstream/paging.ts';
 
 /** Limits on one GraphQL document. Every value is explicit; none is taken from a library default. */
@@ -69,10 +78,8 @@ export interface SecurityOptions {
   maxFirst?: number;
 }
 
-/** The `extensions.code` of a document refused by a limit. */
-export const QUERY_REJECTED_CODE = 'QUERY_TOO_COMPLEX';
-/** The `extensions.code` of a request refused by CSRF prevention. */
-export const CSRF_CODE = 'CSRF_PREVENTED';
+/** The `extensions.code` of a document refused by a limit (QueryTooComplexError). */
+export const QUERY_REJECTED_CODE: GatewayErrorCode = 'QUERY_TOO_COMPLEX';
 
 /**
  * Headers that prove a request was preflighted or sent by a non-browser client. The same names
@@ -153,8 +160,10 @@ function tagRejection(limit: LimitName, limits: QueryLimits, maxFirst: number) {
     if (oversized !== undefined) {
       // The same words and code as the planner's refusal of a variable `first`.
       error.message = `\`${oversized.name}\` may be at most ${maxFirst}, got ${oversized.value}`;
-      extensions.code = 'BAD_USER_INPUT';
-      extensions.field = oversized.name;
+      Object.assign(
+        extensions,
+        new BadUserInputError(error.message, { field: oversized.name }).extensions,
+      );
       return;
     }
     const found = /found (\d+(?:\.\d+)?)/.exec(error.message)?.[1];
@@ -162,9 +171,10 @@ function tagRejection(limit: LimitName, limits: QueryLimits, maxFirst: number) {
       limits[limit],
       found === undefined ? undefined : Math.ceil(Number(found)),
     );
-    extensions.code = QUERY_REJECTED_CODE;
-    extensions.limit = limit;
-    extensions.maximum = limits[limit];
+    Object.assign(
+      extensions,
+      new QueryTooComplexError(error.message, { limit, maximum: limits[limit] }).extensions,
+    );
   };
   return callback;
 }
@@ -270,18 +280,12 @@ function MaxNameLengthRule(): ASTVisitor {
   return {
     Name(node) {
       if (node.value.length <= MAX_NAME_LENGTH) return;
-      throw new GraphQLError(
+      const refusal = new QueryTooComplexError(
         `A name in the document is ${node.value.length} characters long; the maximum is ` +
           `${MAX_NAME_LENGTH}`,
-        {
-          nodes: node,
-          extensions: {
-            code: QUERY_REJECTED_CODE,
-            limit: 'maxNameLength',
-            maximum: MAX_NAME_LENGTH,
-          },
-        },
+        { limit: 'maxNameLength', maximum: MAX_NAME_LENGTH },
       );
+      throw new GraphQLError(refusal.message, { nodes: node, extensions: refusal.extensions });
     },
   };
 }
@@ -352,11 +356,17 @@ function noIntrospectionPlugin(): Plugin {
   };
 }
 
+/** The GraphQL error that answers a request refused as a whole, with its HTTP status. */
+function answer(refusal: RequestError): GraphQLError {
+  return new GraphQLError(refusal.message, { extensions: refusal.answerExtensions });
+}
+
 function csrfError(): GraphQLError {
-  return new GraphQLError(
-    'This request could have been sent by another site. Send it as application/json, or add an ' +
-      'x-graphql-yoga-csrf header',
-    { extensions: { code: CSRF_CODE, http: { status: 403 } } },
+  return answer(
+    new CsrfPreventedError(
+      'This request could have been sent by another site. Send it as application/json, or add ' +
+        'an x-graphql-yoga-csrf header',
+    ),
   );
 }
 
@@ -379,9 +389,6 @@ export function csrfPreventionPlugin(headers: readonly string[] = CSRF_HEADERS):
   };
 }
 
-/** The `extensions.code` of a POST whose content type no parser understands. */
-export const UNSUPPORTED_MEDIA_TYPE_CODE = 'UNSUPPORTED_MEDIA_TYPE';
-
 /**
  * Yoga answers a POST body that is not JSON with `extensions.originalError` holding the JSON
  * parser's message, which quotes the whole body (a password in a sign-in mutation with it) in
@@ -398,9 +405,7 @@ function withoutBodyEcho(error: GraphQLError): GraphQLError {
     : position === undefined
       ? ''
       : ` (at character ${position})`;
-  return new GraphQLError(`The request body is not valid JSON${where}`, {
-    extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-  });
+  return answer(new BadRequestError(`The request body is not valid JSON${where}`));
 }
 
 /**
@@ -413,9 +418,10 @@ export function requestShapePlugin(): Plugin {
   return {
     onRequestParse({ request, requestParser, setRequestParser }) {
       if (!requestParser) {
-        throw new GraphQLError(
-          'Send GraphQL requests as application/json (POST) or as GET query parameters',
-          { extensions: { code: UNSUPPORTED_MEDIA_TYPE_CODE, http: { status: 415 } } },
+        throw answer(
+          new UnsupportedMediaTypeError(
+            'Send GraphQL requests as application/json (POST) or as GET query parameters',
+          ),
         );
       }
       setRequestParser(async (req) => {
@@ -423,9 +429,7 @@ export function requestShapePlugin(): Plugin {
           return await requestParser(req);
         } catch (error) {
           if (error instanceof GraphQLError) throw withoutBodyEcho(error);
-          throw new GraphQLError('The request could not be parsed as a GraphQL request', {
-            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-          });
+          throw answer(new BadRequestError('The request could not be parsed as a GraphQL request'));
         }
       });
       void request;
@@ -441,14 +445,16 @@ export function requestShapePlugin(): Plugin {
 export function errorCodesPlugin(): Plugin {
   const withCode = (error: GraphQLError): GraphQLError => {
     if (typeof error.extensions?.code === 'string') return error;
-    const code = /^Variable "\$/.test(error.message) ? 'BAD_USER_INPUT' : 'BAD_REQUEST';
+    const coded = /^Variable "\$/.test(error.message)
+      ? new BadUserInputError(error.message)
+      : new BadRequestError(error.message);
     return new GraphQLError(error.message, {
       nodes: error.nodes,
       source: error.source,
       positions: error.positions,
       path: error.path,
       originalError: error.originalError,
-      extensions: { ...error.extensions, code },
+      extensions: { ...error.extensions, code: coded.code },
     });
   };
   return {
