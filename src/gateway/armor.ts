@@ -1,10 +1,13 @@
 /**
  * Defences against abusive and forged requests, all applied before any resolver (and so before
- * any upstream call) runs: graphql-armor's depth, alias, token, directive and cost limits with
- * explicit values, refused with a message naming the limit and its maximum; a name length limit;
- * CSRF prevention; introspection and field suggestions switchable; and the Yoga request options
- * (body size, no batching, no multipart). Errors repeat at most a bounded part of the client's
- * text (errorEchoPlugin). Limits that need the variables' values: ./operation-limits.ts.
+ * any upstream call) runs. Here, the limits on the document: graphql-armor's depth, alias,
+ * token, directive and cost limits with explicit values, refused with a message naming the
+ * limit and its maximum; a name length limit; introspection and field suggestions switchable.
+ * createSecurityPlugins puts them together with the checks of the request itself
+ * (./request-checks.ts: CSRF prevention, request shape) and the shaping of every error a client
+ * receives (./error-answers.ts: a code on each, a bounded echo); securityYogaOptions gives the
+ * Yoga request options (body size, no batching, no multipart). Limits that need the variables'
+ * values: ./operation-limits.ts.
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { type CostLimitOptions, costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
@@ -24,15 +27,16 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import {
-  BadRequestError,
   BadUserInputError,
-  CsrfPreventedError,
   type GatewayErrorCode,
   QueryTooComplexError,
-  type RequestError,
-  UnsupportedMediaTypeError,
 } from '../upstream/errors.ts';
 import { DEFAULT_PAGING_LIMITS } from '../upstream/paging.ts';
+import { errorCodesPlugin, errorEchoPlugin } from './error-answers.ts';
+import { csrfPreventionPlugin, requestShapePlugin } from './request-checks.ts';
+
+// The echo bound stands beside the name length limit in the README's table of defences.
+export { capEcho, MAX_ECHO } from './error-answers.ts';
 
 /** Limits on one GraphQL document. Every value is explicit; none is taken from a library default. */
 export interface QueryLimits {
@@ -80,23 +84,6 @@ export interface SecurityOptions {
 
 /** The `extensions.code` of a document refused by a limit (QueryTooComplexError). */
 export const QUERY_REJECTED_CODE: GatewayErrorCode = 'QUERY_TOO_COMPLEX';
-
-/**
- * Headers that prove a request was preflighted or sent by a non-browser client. The same names
- * as Yoga's and Apollo's CSRF prevention, so existing clients work unchanged.
- */
-export const CSRF_HEADERS = [
-  'x-graphql-yoga-csrf',
-  'apollo-require-preflight',
-  'x-apollo-operation-name',
-];
-
-// Content types a cross-site <form> or fetch can send without a CORS preflight.
-const SIMPLE_CONTENT_TYPES = new Set([
-  'text/plain',
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-]);
 
 /** The limits graphql-armor judges on the document alone. */
 type LimitName = Exclude<keyof QueryLimits, 'maxListItems'>;
@@ -298,170 +285,10 @@ function nameLengthPlugin(): Plugin {
   };
 }
 
-/** The longest run of one word an error message repeats of what a client sent. */
-export const MAX_ECHO = 100;
-/** The longest error message a client receives. */
-const MAX_MESSAGE = 1_000;
-const LONG_RUN = new RegExp(`[^\\s"]{${MAX_ECHO + 1},}`, 'g');
-
-/**
- * An error message with every run of non-space characters longer than MAX_ECHO cut to MAX_ECHO
- * and an ellipsis (a quoted name keeps its closing quote), and the whole cut at MAX_MESSAGE.
- * graphql-js repeats names and values in full ("Cannot query field "…"", "Syntax Error:
- * Unexpected String "…"", "Variable "$n" got invalid value "…"" — twice), so a 300 KB name
- * or value would come back in the answer, twice as large.
- */
-export function capEcho(message: string): string {
-  if (message.length <= MAX_ECHO) return message;
-  const capped = message.replace(LONG_RUN, (run) => `${run.slice(0, MAX_ECHO)}…`);
-  return capped.length > MAX_MESSAGE ? `${capped.slice(0, MAX_MESSAGE)}…` : capped;
-}
-
-/**
- * Every error a client receives, whatever its phase (parse, validation, armor, variables,
- * execution, masking), passes capEcho. It reads the result as it is sent; a result without a
- * long message is untouched.
- */
-export function errorEchoPlugin(): Plugin {
-  const cap = (error: GraphQLError): GraphQLError => {
-    const message = capEcho(error.message);
-    if (message === error.message) return error;
-    if (!(error instanceof GraphQLError)) return { ...(error as object), message } as GraphQLError;
-    return new GraphQLError(message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      originalError: error.originalError,
-      extensions: error.extensions,
-    });
-  };
-  return {
-    onResultProcess({ result, setResult }) {
-      if (Array.isArray(result) || Symbol.asyncIterator in result) return;
-      const errors = (result as { errors?: readonly GraphQLError[] }).errors;
-      if (errors === undefined || !errors.some((error) => error.message.length > MAX_ECHO)) {
-        return;
-      }
-      setResult({ ...result, errors: errors.map(cap) } as typeof result);
-    },
-  };
-}
-
 function noIntrospectionPlugin(): Plugin {
   return {
     onValidate({ addValidationRule }) {
       addValidationRule(NoSchemaIntrospectionCustomRule);
-    },
-  };
-}
-
-/** The GraphQL error that answers a request refused as a whole, with its HTTP status. */
-function answer(refusal: RequestError): GraphQLError {
-  return new GraphQLError(refusal.message, { extensions: refusal.answerExtensions });
-}
-
-function csrfError(): GraphQLError {
-  return answer(
-    new CsrfPreventedError(
-      'This request could have been sent by another site. Send it as application/json, or add ' +
-        'an x-graphql-yoga-csrf header',
-    ),
-  );
-}
-
-/**
- * Apollo-style CSRF prevention: a request passes when a browser must have preflighted it (a
- * content type outside the three "simple" ones) or when it carries one of CSRF_HEADERS. GET
- * requests carry no content type, so a GET query needs the header. Checked when the request is
- * parsed, after GraphiQL and the health endpoints have answered.
- */
-export function csrfPreventionPlugin(headers: readonly string[] = CSRF_HEADERS): Plugin {
-  return {
-    onRequestParse({ request }) {
-      if (headers.some((name) => (request.headers.get(name) ?? '') !== '')) return;
-      const contentType = request.headers.get('content-type');
-      const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
-      if (contentType === null || type === '' || SIMPLE_CONTENT_TYPES.has(type)) {
-        throw csrfError();
-      }
-    },
-  };
-}
-
-/**
- * Yoga answers a POST body that is not JSON with `extensions.originalError` holding the JSON
- * parser's message, which quotes the whole body (a password in a sign-in mutation with it) in
- * every mode, production included. The answer here says where the JSON broke, never what it
- * held, and is the same in development: a body is the caller's, not a debugging aid.
- */
-function withoutBodyEcho(error: GraphQLError): GraphQLError {
-  const original = error.extensions?.originalError as { message?: unknown } | undefined;
-  if (original === undefined) return error;
-  const parserMessage = typeof original.message === 'string' ? original.message : '';
-  const position = / at position (\d+)/.exec(parserMessage)?.[1];
-  const where = parserMessage.startsWith('Unexpected end of JSON input')
-    ? ': it ends before the JSON value does'
-    : position === undefined
-      ? ''
-      : ` (at character ${position})`;
-  return answer(new BadRequestError(`The request body is not valid JSON${where}`));
-}
-
-/**
- * Requests Yoga cannot parse become coded GraphQL errors instead of a bare 415 or a 500:
- * an unsupported content type → 415 UNSUPPORTED_MEDIA_TYPE; a parser failure (e.g. GET
- * `variables=` that is not JSON, which Yoga would let escape as a 500) → 400 BAD_REQUEST; a
- * POST body that is not JSON → 400 BAD_REQUEST that never quotes the body.
- */
-export function requestShapePlugin(): Plugin {
-  return {
-    onRequestParse({ request, requestParser, setRequestParser }) {
-      if (!requestParser) {
-        throw answer(
-          new UnsupportedMediaTypeError(
-            'Send GraphQL requests as application/json (POST) or as GET query parameters',
-          ),
-        );
-      }
-      setRequestParser(async (req) => {
-        try {
-          return await requestParser(req);
-        } catch (error) {
-          if (error instanceof GraphQLError) throw withoutBodyEcho(error);
-          throw answer(new BadRequestError('The request could not be parsed as a GraphQL request'));
-        }
-      });
-      void request;
-    },
-  };
-}
-
-/**
- * graphql-js reports variable coercion failures ("Variable "$x" got invalid value …") and a few
- * operation-level failures without any code. Every error a client receives carries one:
- * coercion → BAD_USER_INPUT, other request-level errors → BAD_REQUEST.
- */
-export function errorCodesPlugin(): Plugin {
-  const withCode = (error: GraphQLError): GraphQLError => {
-    if (typeof error.extensions?.code === 'string') return error;
-    const coded = /^Variable "\$/.test(error.message)
-      ? new BadUserInputError(error.message)
-      : new BadRequestError(error.message);
-    return new GraphQLError(error.message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      originalError: error.originalError,
-      extensions: { ...error.extensions, code: coded.code },
-    });
-  };
-  return {
-    onExecutionResult({ result, setResult }) {
-      if (!result || Symbol.asyncIterator in result) return;
-      if (!result.errors?.some((e) => typeof e.extensions?.code !== 'string')) return;
-      setResult({ ...result, errors: result.errors.map(withCode) });
     },
   };
 }

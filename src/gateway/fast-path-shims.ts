@@ -85,7 +85,8 @@ export class BufferedRequest {
     try {
       return Promise.resolve(JSON.parse(this.#text));
     } catch (error) {
-      // The parser's own message; the answer (armor.ts, withoutBodyEcho) keeps only its position.
+      // The parser's own message; the answer (request-checks.ts, withoutBodyEcho) keeps only
+      // its position.
       return Promise.reject(error);
     }
   }
