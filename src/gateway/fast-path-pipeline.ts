@@ -148,7 +148,8 @@ export function createPipeline(yoga: YogaInternals, masking: MaskedErrorsOptions
   /**
    * Yoga's `parseRequest` (its `onRequestParse` hooks, the parser they chose, then their
    * `onRequestParseDone` hooks), in plain loops: Yoga chains each hook through promise helpers,
-   * two closures and a wrapper per hook, about 25 µs a request for hooks that return nothing.
+   * two closures and a wrapper per hook, a cost on every request even for hooks that return
+   * nothing (README, Benchmarks: the hot path against other gateways).
    */
   const parseRequest = async (
     request: BufferedRequest,
