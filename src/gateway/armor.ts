@@ -1,10 +1,13 @@
 /**
  * Defences against abusive and forged requests, all applied before any resolver (and so before
- * any upstream call) runs: graphql-armor's depth, alias, token, directive and cost limits with
- * explicit values, refused with a message naming the limit and its maximum; a name length limit;
- * CSRF prevention; introspection and field suggestions switchable; and the Yoga request options
- * (body size, no batching, no multipart). Errors repeat at most a bounded part of the client's
- * text (errorEchoPlugin). Limits that need the variables' values: ./operation-limits.ts.
+ * any upstream call) runs. Here, the limits on the document: graphql-armor's depth, alias,
+ * token, directive and cost limits with explicit values, refused with a message naming the
+ * limit and its maximum; a name length limit; introspection and field suggestions switchable.
+ * createSecurityPlugins puts them together with the checks of the request itself
+ * (./request-checks.ts: CSRF prevention, request shape) and the shaping of every error a client
+ * receives (./error-answers.ts: a code on each, a bounded echo); securityYogaOptions gives the
+ * Yoga request options (body size, no batching, no multipart). Limits that need the variables'
+ * values: ./operation-limits.ts.
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { type CostLimitOptions, costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
@@ -23,7 +26,17 @@ import {
   visit,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import {
+  BadUserInputError,
+  type GatewayErrorCode,
+  QueryTooComplexError,
+} from '../upstream/errors.ts';
 import { DEFAULT_PAGING_LIMITS } from '../upstream/paging.ts';
+import { errorCodesPlugin, errorEchoPlugin } from './error-answers.ts';
+import { csrfPreventionPlugin, requestShapePlugin } from './request-checks.ts';
+
+// The echo bound stands beside the name length limit in the README's table of defences.
+export { capEcho, MAX_ECHO } from './error-answers.ts';
 
 /** Limits on one GraphQL document. Every value is explicit; none is taken from a library default. */
 export interface QueryLimits {
@@ -69,27 +82,8 @@ export interface SecurityOptions {
   maxFirst?: number;
 }
 
-/** The `extensions.code` of a document refused by a limit. */
-export const QUERY_REJECTED_CODE = 'QUERY_TOO_COMPLEX';
-/** The `extensions.code` of a request refused by CSRF prevention. */
-export const CSRF_CODE = 'CSRF_PREVENTED';
-
-/**
- * Headers that prove a request was preflighted or sent by a non-browser client. The same names
- * as Yoga's and Apollo's CSRF prevention, so existing clients work unchanged.
- */
-export const CSRF_HEADERS = [
-  'x-graphql-yoga-csrf',
-  'apollo-require-preflight',
-  'x-apollo-operation-name',
-];
-
-// Content types a cross-site <form> or fetch can send without a CORS preflight.
-const SIMPLE_CONTENT_TYPES = new Set([
-  'text/plain',
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-]);
+/** The `extensions.code` of a document refused by a limit (QueryTooComplexError). */
+export const QUERY_REJECTED_CODE: GatewayErrorCode = 'QUERY_TOO_COMPLEX';
 
 /** The limits graphql-armor judges on the document alone. */
 type LimitName = Exclude<keyof QueryLimits, 'maxListItems'>;
@@ -153,8 +147,10 @@ function tagRejection(limit: LimitName, limits: QueryLimits, maxFirst: number) {
     if (oversized !== undefined) {
       // The same words and code as the planner's refusal of a variable `first`.
       error.message = `\`${oversized.name}\` may be at most ${maxFirst}, got ${oversized.value}`;
-      extensions.code = 'BAD_USER_INPUT';
-      extensions.field = oversized.name;
+      Object.assign(
+        extensions,
+        new BadUserInputError(error.message, { field: oversized.name }).extensions,
+      );
       return;
     }
     const found = /found (\d+(?:\.\d+)?)/.exec(error.message)?.[1];
@@ -162,9 +158,10 @@ function tagRejection(limit: LimitName, limits: QueryLimits, maxFirst: number) {
       limits[limit],
       found === undefined ? undefined : Math.ceil(Number(found)),
     );
-    extensions.code = QUERY_REJECTED_CODE;
-    extensions.limit = limit;
-    extensions.maximum = limits[limit];
+    Object.assign(
+      extensions,
+      new QueryTooComplexError(error.message, { limit, maximum: limits[limit] }).extensions,
+    );
   };
   return callback;
 }
@@ -270,18 +267,12 @@ function MaxNameLengthRule(): ASTVisitor {
   return {
     Name(node) {
       if (node.value.length <= MAX_NAME_LENGTH) return;
-      throw new GraphQLError(
+      const refusal = new QueryTooComplexError(
         `A name in the document is ${node.value.length} characters long; the maximum is ` +
           `${MAX_NAME_LENGTH}`,
-        {
-          nodes: node,
-          extensions: {
-            code: QUERY_REJECTED_CODE,
-            limit: 'maxNameLength',
-            maximum: MAX_NAME_LENGTH,
-          },
-        },
+        { limit: 'maxNameLength', maximum: MAX_NAME_LENGTH },
       );
+      throw new GraphQLError(refusal.message, { nodes: node, extensions: refusal.extensions });
     },
   };
 }
@@ -294,168 +285,10 @@ function nameLengthPlugin(): Plugin {
   };
 }
 
-/** The longest run of one word an error message repeats of what a client sent. */
-export const MAX_ECHO = 100;
-/** The longest error message a client receives. */
-const MAX_MESSAGE = 1_000;
-const LONG_RUN = new RegExp(`[^\\s"]{${MAX_ECHO + 1},}`, 'g');
-
-/**
- * An error message with every run of non-space characters longer than MAX_ECHO cut to MAX_ECHO
- * and an ellipsis (a quoted name keeps its closing quote), and the whole cut at MAX_MESSAGE.
- * graphql-js repeats names and values in full ("Cannot query field "…"", "Syntax Error:
- * Unexpected String "…"", "Variable "$n" got invalid value "…"" — twice), so a 300 KB name
- * or value would come back in the answer, twice as large.
- */
-export function capEcho(message: string): string {
-  if (message.length <= MAX_ECHO) return message;
-  const capped = message.replace(LONG_RUN, (run) => `${run.slice(0, MAX_ECHO)}…`);
-  return capped.length > MAX_MESSAGE ? `${capped.slice(0, MAX_MESSAGE)}…` : capped;
-}
-
-/**
- * Every error a client receives, whatever its phase (parse, validation, armor, variables,
- * execution, masking), passes capEcho. It reads the result as it is sent; a result without a
- * long message is untouched.
- */
-export function errorEchoPlugin(): Plugin {
-  const cap = (error: GraphQLError): GraphQLError => {
-    const message = capEcho(error.message);
-    if (message === error.message) return error;
-    if (!(error instanceof GraphQLError)) return { ...(error as object), message } as GraphQLError;
-    return new GraphQLError(message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      originalError: error.originalError,
-      extensions: error.extensions,
-    });
-  };
-  return {
-    onResultProcess({ result, setResult }) {
-      if (Array.isArray(result) || Symbol.asyncIterator in result) return;
-      const errors = (result as { errors?: readonly GraphQLError[] }).errors;
-      if (errors === undefined || !errors.some((error) => error.message.length > MAX_ECHO)) {
-        return;
-      }
-      setResult({ ...result, errors: errors.map(cap) } as typeof result);
-    },
-  };
-}
-
 function noIntrospectionPlugin(): Plugin {
   return {
     onValidate({ addValidationRule }) {
       addValidationRule(NoSchemaIntrospectionCustomRule);
-    },
-  };
-}
-
-function csrfError(): GraphQLError {
-  return new GraphQLError(
-    'This request could have been sent by another site. Send it as application/json, or add an ' +
-      'x-graphql-yoga-csrf header',
-    { extensions: { code: CSRF_CODE, http: { status: 403 } } },
-  );
-}
-
-/**
- * Apollo-style CSRF prevention: a request passes when a browser must have preflighted it (a
- * content type outside the three "simple" ones) or when it carries one of CSRF_HEADERS. GET
- * requests carry no content type, so a GET query needs the header. Checked when the request is
- * parsed, after GraphiQL and the health endpoints have answered.
- */
-export function csrfPreventionPlugin(headers: readonly string[] = CSRF_HEADERS): Plugin {
-  return {
-    onRequestParse({ request }) {
-      if (headers.some((name) => (request.headers.get(name) ?? '') !== '')) return;
-      const contentType = request.headers.get('content-type');
-      const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
-      if (contentType === null || type === '' || SIMPLE_CONTENT_TYPES.has(type)) {
-        throw csrfError();
-      }
-    },
-  };
-}
-
-/** The `extensions.code` of a POST whose content type no parser understands. */
-export const UNSUPPORTED_MEDIA_TYPE_CODE = 'UNSUPPORTED_MEDIA_TYPE';
-
-/**
- * Yoga answers a POST body that is not JSON with `extensions.originalError` holding the JSON
- * parser's message, which quotes the whole body (a password in a sign-in mutation with it) in
- * every mode, production included. The answer here says where the JSON broke, never what it
- * held, and is the same in development: a body is the caller's, not a debugging aid.
- */
-function withoutBodyEcho(error: GraphQLError): GraphQLError {
-  const original = error.extensions?.originalError as { message?: unknown } | undefined;
-  if (original === undefined) return error;
-  const parserMessage = typeof original.message === 'string' ? original.message : '';
-  const position = / at position (\d+)/.exec(parserMessage)?.[1];
-  const where = parserMessage.startsWith('Unexpected end of JSON input')
-    ? ': it ends before the JSON value does'
-    : position === undefined
-      ? ''
-      : ` (at character ${position})`;
-  return new GraphQLError(`The request body is not valid JSON${where}`, {
-    extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-  });
-}
-
-/**
- * Requests Yoga cannot parse become coded GraphQL errors instead of a bare 415 or a 500:
- * an unsupported content type → 415 UNSUPPORTED_MEDIA_TYPE; a parser failure (e.g. GET
- * `variables=` that is not JSON, which Yoga would let escape as a 500) → 400 BAD_REQUEST; a
- * POST body that is not JSON → 400 BAD_REQUEST that never quotes the body.
- */
-export function requestShapePlugin(): Plugin {
-  return {
-    onRequestParse({ request, requestParser, setRequestParser }) {
-      if (!requestParser) {
-        throw new GraphQLError(
-          'Send GraphQL requests as application/json (POST) or as GET query parameters',
-          { extensions: { code: UNSUPPORTED_MEDIA_TYPE_CODE, http: { status: 415 } } },
-        );
-      }
-      setRequestParser(async (req) => {
-        try {
-          return await requestParser(req);
-        } catch (error) {
-          if (error instanceof GraphQLError) throw withoutBodyEcho(error);
-          throw new GraphQLError('The request could not be parsed as a GraphQL request', {
-            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-          });
-        }
-      });
-      void request;
-    },
-  };
-}
-
-/**
- * graphql-js reports variable coercion failures ("Variable "$x" got invalid value …") and a few
- * operation-level failures without any code. Every error a client receives carries one:
- * coercion → BAD_USER_INPUT, other request-level errors → BAD_REQUEST.
- */
-export function errorCodesPlugin(): Plugin {
-  const withCode = (error: GraphQLError): GraphQLError => {
-    if (typeof error.extensions?.code === 'string') return error;
-    const code = /^Variable "\$/.test(error.message) ? 'BAD_USER_INPUT' : 'BAD_REQUEST';
-    return new GraphQLError(error.message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      originalError: error.originalError,
-      extensions: { ...error.extensions, code },
-    });
-  };
-  return {
-    onExecutionResult({ result, setResult }) {
-      if (!result || Symbol.asyncIterator in result) return;
-      if (!result.errors?.some((e) => typeof e.extensions?.code !== 'string')) return;
-      setResult({ ...result, errors: result.errors.map(withCode) });
     },
   };
 }

@@ -89,7 +89,7 @@ export interface GatewayOptions {
    * composition). Default: as `introspection`.
    */
   federationSdl?: boolean;
-  /** CSRF prevention (src/gateway/armor.ts). Default true. */
+  /** CSRF prevention (src/gateway/request-checks.ts). Default true. */
   csrfPrevention?: boolean;
   /**
    * Origins whose pages may call the gateway from a browser (src/gateway/cors.ts): exact origins

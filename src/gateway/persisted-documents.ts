@@ -19,18 +19,28 @@ import {
 import { parse } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ConfigError } from '../config.ts';
+import {
+  type GatewayErrorCode,
+  PersistedQueryNotFoundError,
+  PersistedQueryOnlyError,
+  type RequestError,
+} from '../upstream/errors.ts';
 
 /** Trusted documents by id: the query text to run. */
 export type PersistedDocuments = ReadonlyMap<string, string>;
 
-/** The code of a request that sent query text, or no id, to a gateway with trusted documents. */
-export const PERSISTED_QUERY_ONLY_CODE = 'PERSISTED_QUERY_ONLY';
-/** The code of an id that is not in the manifest. */
-export const PERSISTED_QUERY_NOT_FOUND_CODE = 'PERSISTED_QUERY_NOT_FOUND';
+/** The code of a request that sent query text, or no id (PersistedQueryOnlyError). */
+export const PERSISTED_QUERY_ONLY_CODE: GatewayErrorCode = 'PERSISTED_QUERY_ONLY';
+/** The code of an id that is not in the manifest (PersistedQueryNotFoundError). */
+export const PERSISTED_QUERY_NOT_FOUND_CODE: GatewayErrorCode = 'PERSISTED_QUERY_NOT_FOUND';
 
-/** A manifest the gateway cannot use; the message says why. */
+/**
+ * A manifest the gateway cannot use; the message says why. Never a client's: it stops the
+ * gateway before it starts (as the ConfigError loadPersistedDocuments makes of it).
+ */
 export class ManifestError extends Error {
   override name = 'ManifestError';
+  readonly code = 'INVALID_MANIFEST';
 }
 
 const APOLLO_FORMAT = 'apollo-persisted-query-manifest';
@@ -62,6 +72,7 @@ export function documentsFromManifest(manifest: unknown): Map<string, string> {
     } catch (error) {
       throw new ManifestError(
         `${where}: the document does not parse: ${error instanceof Error ? error.message : error}`,
+        { cause: error },
       );
     }
     documents.set(id, body);
@@ -102,7 +113,7 @@ export function readPersistedDocuments(path: string): Map<string, string> {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ManifestError(`cannot read ${path}${code ? ` (${code})` : ''}`);
+    throw new ManifestError(`cannot read ${path}${code ? ` (${code})` : ''}`, { cause: error });
   }
   let manifest: unknown;
   try {
@@ -110,12 +121,15 @@ export function readPersistedDocuments(path: string): Map<string, string> {
   } catch (error) {
     throw new ManifestError(
       `${path} is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
     );
   }
   try {
     return documentsFromManifest(manifest);
   } catch (error) {
-    if (error instanceof ManifestError) throw new ManifestError(`${path}: ${error.message}`);
+    if (error instanceof ManifestError) {
+      throw new ManifestError(`${path}: ${error.message}`, { cause: error.cause });
+    }
     throw error;
   }
 }
@@ -131,7 +145,7 @@ export function loadPersistedDocuments(path: string | undefined): PersistedDocum
     return readPersistedDocuments(path);
   } catch (error) {
     if (error instanceof ManifestError) {
-      throw new ConfigError(`PERSISTED_DOCUMENTS: ${error.message}`);
+      throw new ConfigError(`PERSISTED_DOCUMENTS: ${error.message}`, { cause: error });
     }
     throw error;
   }
@@ -148,12 +162,14 @@ const ONLY_MESSAGE =
   'This gateway runs only trusted documents: send the id of a document in its manifest as ' +
   '`documentId` (or extensions.persistedQuery.sha256Hash), without query text';
 
+/** What Yoga's persisted-operations plugin answers a refused request with. */
+function answer(refusal: RequestError): { message: string; extensions: Record<string, unknown> } {
+  return { message: refusal.message, extensions: refusal.answerExtensions };
+}
+
 /** Yoga plugin: only the documents of `documents` run, by id. */
 export function persistedDocumentsPlugin(documents: PersistedDocuments): Plugin {
-  const only = {
-    message: ONLY_MESSAGE,
-    extensions: { code: PERSISTED_QUERY_ONLY_CODE, http: { status: 400 } },
-  };
+  const only = answer(new PersistedQueryOnlyError(ONLY_MESSAGE));
   return usePersistedOperations({
     allowArbitraryOperations: false,
     extractPersistedOperationId(params, request, context) {
@@ -173,11 +189,12 @@ export function persistedDocumentsPlugin(documents: PersistedDocuments): Plugin 
     customErrors: {
       persistedQueryOnly: only,
       keyNotFound: only,
-      notFound: {
-        // The id is not echoed: it is the caller's input, of any length.
-        message: 'No trusted document has this id: rebuild the manifest, or send a listed id',
-        extensions: { code: PERSISTED_QUERY_NOT_FOUND_CODE, http: { status: 400 } },
-      },
+      // The id is not echoed: it is the caller's input, of any length.
+      notFound: answer(
+        new PersistedQueryNotFoundError(
+          'No trusted document has this id: rebuild the manifest, or send a listed id',
+        ),
+      ),
     },
   }) as Plugin;
 }

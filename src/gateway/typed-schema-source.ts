@@ -3,8 +3,9 @@
  * credential every `refreshMs`, rebuilds the schema only when they changed, and swaps it in one
  * assignment. createGateway hands Yoga `current()` as its schema factory, so every request takes
  * the schema current when it arrives and keeps it to the end: in-flight operations finish on the
- * schema they started with, and Yoga's validation cache is keyed by the schema object, so cached
- * results never mix schemas. A failed read or build keeps the last good schema and logs why.
+ * schema they started with, and the validation cache (./validation-cache.ts) is keyed by the
+ * schema object, so cached results never mix schemas. A failed read or build keeps the last
+ * good schema and logs why.
  */
 import { createHash } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';

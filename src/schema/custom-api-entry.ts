@@ -1,7 +1,7 @@
 /**
  * CustomApiEntry: one record of a Custom API, with its queries and the create / update / delete
- * mutations (seed endpoint 1). Lookups by id go through the per-request entry loader, so N
- * entries of one Custom API asked for in one operation cost one `filter=in(id,…)` call.
+ * mutations. Lookups by id go through the per-request entry loader, so N entries of one Custom
+ * API asked for in one operation cost one `filter=in(id,…)` call.
  */
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';

@@ -42,7 +42,6 @@ export function toCustomApi(row: JsonObject): CustomApiShape {
 
 const CUSTOM_APIS = ['settings', 'extensions', 'custom-apis'] as const;
 
-/** One Custom API by upstream id (one GET, shared with any identical GET in the operation). */
 /** One row by upstream id through the per-request `in(id,…)` batch loader; null when missing. */
 export function fetchCustomApi(
   context: GatewayContext,

@@ -3,6 +3,11 @@
  * clients as `extensions.code`), the HTTP status the upstream answered (when there was one) and
  * the underlying `cause`. Only these errors reach clients with their message; anything else is
  * masked by Yoga. Messages never contain a bearer token.
+ *
+ * The family also names the refusals of a request or a document before any operation runs
+ * (QueryTooComplexError, and the RequestErrors with the HTTP status of the answer), so this module
+ * lists every code a client can receive: CLIENT_ERROR_CODES, which the README's table of codes
+ * matches (test/gateway/error-codes.test.ts).
  */
 
 export type GatewayErrorCode =
@@ -17,7 +22,14 @@ export type GatewayErrorCode =
   | 'UPSTREAM_UNAVAILABLE'
   | 'UPSTREAM_BUDGET_EXCEEDED'
   | 'VALUE_OUT_OF_RANGE'
-  | 'WRITE_COMMITTED';
+  | 'WRITE_COMMITTED'
+  // Refusals of the request or the document, before any operation runs (below).
+  | 'QUERY_TOO_COMPLEX'
+  | 'BAD_REQUEST'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'CSRF_PREVENTED'
+  | 'PERSISTED_QUERY_ONLY'
+  | 'PERSISTED_QUERY_NOT_FOUND';
 
 export interface GatewayErrorOptions {
   /** Status of the upstream response that caused this error, if any. */
@@ -184,3 +196,124 @@ export function findGatewayError(error: unknown): GatewayError | undefined {
   }
   return undefined;
 }
+
+/**
+ * A document over one of the limits judged before it runs (depth, aliases, tokens, directives,
+ * cost, name length): `extensions.limit` names the limit and `maximum` gives its value.
+ */
+export class QueryTooComplexError extends GatewayError {
+  override name = 'QueryTooComplexError';
+  readonly code = 'QUERY_TOO_COMPLEX';
+  readonly limit: string;
+  readonly maximum: number;
+
+  constructor(message: string, options: GatewayErrorOptions & { limit: string; maximum: number }) {
+    super(message, options);
+    this.limit = options.limit;
+    this.maximum = options.maximum;
+  }
+
+  override get extensions(): Record<string, unknown> {
+    return { ...super.extensions, limit: this.limit, maximum: this.maximum };
+  }
+}
+
+/**
+ * A request refused as a whole before any operation runs: its answer has no `data`, and
+ * `httpStatus` is the HTTP status of that answer.
+ */
+export abstract class RequestError extends GatewayError {
+  abstract readonly httpStatus: number;
+
+  /**
+   * The extensions of the GraphQL error that answers it: what the client sees, and the status
+   * under `http`, where Yoga reads it (and which it never sends).
+   */
+  get answerExtensions(): Record<string, unknown> {
+    return { ...this.extensions, http: { status: this.httpStatus } };
+  }
+}
+
+/** A request the gateway cannot read as a GraphQL request (a body that is not JSON, say). */
+export class BadRequestError extends RequestError {
+  override name = 'BadRequestError';
+  readonly code = 'BAD_REQUEST';
+  readonly httpStatus = 400;
+}
+
+/** A POST whose content type no request parser understands. */
+export class UnsupportedMediaTypeError extends RequestError {
+  override name = 'UnsupportedMediaTypeError';
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+  readonly httpStatus = 415;
+}
+
+/** A request a browser could have sent from another site without a preflight (CSRF). */
+export class CsrfPreventedError extends RequestError {
+  override name = 'CsrfPreventedError';
+  readonly code = 'CSRF_PREVENTED';
+  readonly httpStatus = 403;
+}
+
+/** Query text, or no document id, sent to a gateway that runs only trusted documents. */
+export class PersistedQueryOnlyError extends RequestError {
+  override name = 'PersistedQueryOnlyError';
+  readonly code = 'PERSISTED_QUERY_ONLY';
+  readonly httpStatus = 400;
+}
+
+/** A document id that the trusted documents' manifest does not list. */
+export class PersistedQueryNotFoundError extends RequestError {
+  override name = 'PersistedQueryNotFoundError';
+  readonly code = 'PERSISTED_QUERY_NOT_FOUND';
+  readonly httpStatus = 400;
+}
+
+/**
+ * Every code of the classes above, each once (the type makes the list complete). A new class
+ * adds its code here and a row to the README's table of error codes; the test checks both.
+ */
+const GATEWAY_CODES: Record<GatewayErrorCode, true> = {
+  BAD_USER_INPUT: true,
+  UNAUTHENTICATED: true,
+  FORBIDDEN: true,
+  NOT_FOUND: true,
+  CONFLICT: true,
+  PRECONDITION_FAILED: true,
+  ENTRY_TOO_LARGE: true,
+  RATE_LIMITED: true,
+  UPSTREAM_UNAVAILABLE: true,
+  UPSTREAM_BUDGET_EXCEEDED: true,
+  VALUE_OUT_OF_RANGE: true,
+  WRITE_COMMITTED: true,
+  QUERY_TOO_COMPLEX: true,
+  BAD_REQUEST: true,
+  UNSUPPORTED_MEDIA_TYPE: true,
+  CSRF_PREVENTED: true,
+  PERSISTED_QUERY_ONLY: true,
+  PERSISTED_QUERY_NOT_FOUND: true,
+};
+
+/** The codes of the gateway's own errors. */
+export const GATEWAY_ERROR_CODES = Object.keys(GATEWAY_CODES) as readonly GatewayErrorCode[];
+
+/**
+ * Codes that Yoga gives its own answers, which reach clients unchanged: a document that does not
+ * parse or validate, an operation name the document lacks, a body over MAX_BODY_BYTES, Yoga's
+ * own request checks (BAD_REQUEST, as the gateway's), and anything unexpected, masked.
+ */
+export const YOGA_ERROR_CODES = [
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'OPERATION_RESOLUTION_FAILURE',
+  'REQUEST_ENTITY_TOO_LARGE',
+  'BAD_REQUEST',
+  'INTERNAL_SERVER_ERROR',
+] as const;
+
+export type YogaErrorCode = (typeof YOGA_ERROR_CODES)[number];
+
+/** Every `extensions.code` a client of the gateway can receive. */
+export const CLIENT_ERROR_CODES: readonly (GatewayErrorCode | YogaErrorCode)[] = [
+  ...new Set([...GATEWAY_ERROR_CODES, ...YOGA_ERROR_CODES]),
+];

@@ -1,0 +1,87 @@
+/**
+ * What every error a client receives carries and repeats, whatever its phase (parse,
+ * validation, armor, variables, execution, masking): a stable `extensions.code`, and at most a
+ * bounded part of the client's own text.
+ */
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { BadRequestError, BadUserInputError } from '../upstream/errors.ts';
+
+/** The longest run of one word an error message repeats of what a client sent. */
+export const MAX_ECHO = 100;
+/** The longest error message a client receives. */
+const MAX_MESSAGE = 1_000;
+const LONG_RUN = new RegExp(`[^\\s"]{${MAX_ECHO + 1},}`, 'g');
+
+/**
+ * An error message with every run of non-space characters longer than MAX_ECHO cut to MAX_ECHO
+ * and an ellipsis (a quoted name keeps its closing quote), and the whole cut at MAX_MESSAGE.
+ * graphql-js repeats names and values in full ("Cannot query field "…"", "Syntax Error:
+ * Unexpected String "…"", "Variable "$n" got invalid value "…"" — twice), so a 300 KB name
+ * or value would come back in the answer, twice as large.
+ */
+export function capEcho(message: string): string {
+  if (message.length <= MAX_ECHO) return message;
+  const capped = message.replace(LONG_RUN, (run) => `${run.slice(0, MAX_ECHO)}…`);
+  return capped.length > MAX_MESSAGE ? `${capped.slice(0, MAX_MESSAGE)}…` : capped;
+}
+
+/**
+ * Every error a client receives, whatever its phase (parse, validation, armor, variables,
+ * execution, masking), passes capEcho. It reads the result as it is sent; a result without a
+ * long message is untouched.
+ */
+export function errorEchoPlugin(): Plugin {
+  const cap = (error: GraphQLError): GraphQLError => {
+    const message = capEcho(error.message);
+    if (message === error.message) return error;
+    if (!(error instanceof GraphQLError)) return { ...(error as object), message } as GraphQLError;
+    return new GraphQLError(message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: error.originalError,
+      extensions: error.extensions,
+    });
+  };
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || Symbol.asyncIterator in result) return;
+      const errors = (result as { errors?: readonly GraphQLError[] }).errors;
+      if (errors === undefined || !errors.some((error) => error.message.length > MAX_ECHO)) {
+        return;
+      }
+      setResult({ ...result, errors: errors.map(cap) } as typeof result);
+    },
+  };
+}
+
+/**
+ * graphql-js reports variable coercion failures ("Variable "$x" got invalid value …") and a few
+ * operation-level failures without any code. Every error a client receives carries one:
+ * coercion → BAD_USER_INPUT, other request-level errors → BAD_REQUEST.
+ */
+export function errorCodesPlugin(): Plugin {
+  const withCode = (error: GraphQLError): GraphQLError => {
+    if (typeof error.extensions?.code === 'string') return error;
+    const coded = /^Variable "\$/.test(error.message)
+      ? new BadUserInputError(error.message)
+      : new BadRequestError(error.message);
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: error.originalError,
+      extensions: { ...error.extensions, code: coded.code },
+    });
+  };
+  return {
+    onExecutionResult({ result, setResult }) {
+      if (!result || Symbol.asyncIterator in result) return;
+      if (!result.errors?.some((e) => typeof e.extensions?.code !== 'string')) return;
+      setResult({ ...result, errors: result.errors.map(withCode) });
+    },
+  };
+}

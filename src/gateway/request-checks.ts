@@ -1,0 +1,112 @@
+/**
+ * What a request must be before it is read as a GraphQL request: not one a browser could send
+ * from another site without a preflight (CSRF prevention), and in a form a parser reads, with a
+ * refusal that says which and never quotes the body. Both run in `onRequestParse`, after
+ * GraphiQL and the health endpoints have answered.
+ */
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import {
+  BadRequestError,
+  CsrfPreventedError,
+  type RequestError,
+  UnsupportedMediaTypeError,
+} from '../upstream/errors.ts';
+
+/**
+ * Headers that prove a request was preflighted or sent by a non-browser client. The same names
+ * as Yoga's and Apollo's CSRF prevention, so existing clients work unchanged.
+ */
+export const CSRF_HEADERS = [
+  'x-graphql-yoga-csrf',
+  'apollo-require-preflight',
+  'x-apollo-operation-name',
+];
+
+// Content types a cross-site <form> or fetch can send without a CORS preflight.
+const SIMPLE_CONTENT_TYPES = new Set([
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+]);
+
+/** The GraphQL error that answers a request refused as a whole, with its HTTP status. */
+function answer(refusal: RequestError): GraphQLError {
+  return new GraphQLError(refusal.message, { extensions: refusal.answerExtensions });
+}
+
+function csrfError(): GraphQLError {
+  return answer(
+    new CsrfPreventedError(
+      'This request could have been sent by another site. Send it as application/json, or add ' +
+        'an x-graphql-yoga-csrf header',
+    ),
+  );
+}
+
+/**
+ * Apollo-style CSRF prevention: a request passes when a browser must have preflighted it (a
+ * content type outside the three "simple" ones) or when it carries one of CSRF_HEADERS. GET
+ * requests carry no content type, so a GET query needs the header. Checked when the request is
+ * parsed, after GraphiQL and the health endpoints have answered.
+ */
+export function csrfPreventionPlugin(headers: readonly string[] = CSRF_HEADERS): Plugin {
+  return {
+    onRequestParse({ request }) {
+      if (headers.some((name) => (request.headers.get(name) ?? '') !== '')) return;
+      const contentType = request.headers.get('content-type');
+      const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
+      if (contentType === null || type === '' || SIMPLE_CONTENT_TYPES.has(type)) {
+        throw csrfError();
+      }
+    },
+  };
+}
+
+/**
+ * Yoga answers a POST body that is not JSON with `extensions.originalError` holding the JSON
+ * parser's message, which quotes the whole body (a password in a sign-in mutation with it) in
+ * every mode, production included. The answer here says where the JSON broke, never what it
+ * held, and is the same in development: a body is the caller's, not a debugging aid.
+ */
+function withoutBodyEcho(error: GraphQLError): GraphQLError {
+  const original = error.extensions?.originalError as { message?: unknown } | undefined;
+  if (original === undefined) return error;
+  const parserMessage = typeof original.message === 'string' ? original.message : '';
+  const position = / at position (\d+)/.exec(parserMessage)?.[1];
+  const where = parserMessage.startsWith('Unexpected end of JSON input')
+    ? ': it ends before the JSON value does'
+    : position === undefined
+      ? ''
+      : ` (at character ${position})`;
+  return answer(new BadRequestError(`The request body is not valid JSON${where}`));
+}
+
+/**
+ * Requests Yoga cannot parse become coded GraphQL errors instead of a bare 415 or a 500:
+ * an unsupported content type → 415 UNSUPPORTED_MEDIA_TYPE; a parser failure (e.g. GET
+ * `variables=` that is not JSON, which Yoga would let escape as a 500) → 400 BAD_REQUEST; a
+ * POST body that is not JSON → 400 BAD_REQUEST that never quotes the body.
+ */
+export function requestShapePlugin(): Plugin {
+  return {
+    onRequestParse({ request, requestParser, setRequestParser }) {
+      if (!requestParser) {
+        throw answer(
+          new UnsupportedMediaTypeError(
+            'Send GraphQL requests as application/json (POST) or as GET query parameters',
+          ),
+        );
+      }
+      setRequestParser(async (req) => {
+        try {
+          return await requestParser(req);
+        } catch (error) {
+          if (error instanceof GraphQLError) throw withoutBodyEcho(error);
+          throw answer(new BadRequestError('The request could not be parsed as a GraphQL request'));
+        }
+      });
+      void request;
+    },
+  };
+}
