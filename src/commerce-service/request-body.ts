@@ -267,3 +267,24 @@ export function rejectUnknownKeys(
     }
   }
 }
+
+/** Members of a resource's JSON that a client may send back unchanged and a write ignores. */
+const READ_ONLY_MEMBERS = ['id', 'links', 'meta', 'relationships'];
+
+/**
+ * The attributes of a write of a `type` resource: `data` (its `type` checked) without the
+ * read-only members a client may echo back; 400 naming the first other key not `allowed`.
+ */
+export function requireAttributes(
+  body: unknown,
+  type: string,
+  allowed: readonly string[],
+): JsonObject {
+  const data = requireData(body);
+  checkType(data, type);
+  const attributes = Object.fromEntries(
+    Object.entries(data).filter(([key]) => !READ_ONLY_MEMBERS.includes(key)),
+  );
+  rejectUnknownKeys(attributes, allowed);
+  return attributes;
+}
