@@ -7,7 +7,7 @@ import { type ItemTotals, type MoneyValue, money } from '../money.ts';
 import { type CartState, type DiscountRow, discountsOn, type ItemRow } from './storage.ts';
 import { totalsOf } from './totals.ts';
 
-export function displayPrice(
+function displayPrice(
   totals: { withoutDiscount: number; discount: number; total: number },
   currency: string,
 ): Record<string, MoneyValue> {
