@@ -34,7 +34,6 @@ interface DiscountParams {
   cartId: string;
   /** Set on the item level only. */
   itemId?: string;
-  discountId?: string;
 }
 
 function requireDiscountsEnabled(state: CartState): void {
