@@ -20,7 +20,8 @@ import { performance } from 'node:perf_hooks';
 import { createCommerceService } from '../src/commerce-service/app.ts';
 import { openDatabase } from '../src/commerce-service/db.ts';
 import { listLadder, loadWithoutLadder, rank } from '../src/commerce-service/ladder.ts';
-import { buildListSql, parseListQuery, standardListSpec } from '../src/commerce-service/listing.ts';
+import { parseListQuery, standardListSpec } from '../src/commerce-service/listing/parse.ts';
+import { buildListSql } from '../src/commerce-service/listing/sql.ts';
 import { ensureStores } from '../src/commerce-service/stores.ts';
 import { fetchClientToken } from '../src/oauth-client.ts';
 

@@ -20,7 +20,7 @@ import type { Db } from './db.ts';
 import { cachedStatement } from './db.ts';
 import { badRequest, conflict } from './errors.ts';
 import type { AttributeKind, FilterOpName, ListAttribute } from './listing.ts';
-import { isObject, type JsonObject } from './request-body.ts';
+import { describeValue, isObject, type JsonObject } from './request-body.ts';
 
 export const FIELD_TYPES = ['string', 'integer', 'float', 'boolean'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -266,15 +266,6 @@ const KIND_NAME: Record<FieldType, string> = {
   boolean: 'true or false',
 };
 
-function describe(value: unknown): string {
-  if (Array.isArray(value)) return 'a list';
-  if (value === null) return 'null';
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return 'a string';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'a whole number' : 'a number';
-  return typeof value === 'boolean' ? `${value}` : typeof value;
-}
-
 /** 400 naming `data.<slug>` when `value` breaks the field's type or rules. */
 export function judgeFieldValue(field: FieldRow, rules: FieldRules, value: unknown): void {
   const { slug } = field;
@@ -295,7 +286,7 @@ export function judgeFieldValue(field: FieldRow, rules: FieldRules, value: unkno
           ? typeof value === 'number' && Number.isFinite(value)
           : typeof value === 'boolean';
   if (!fits) {
-    throw badRequest(`${slug} must be ${KIND_NAME[type]}, got ${describe(value)}.`, source);
+    throw badRequest(`${slug} must be ${KIND_NAME[type]}, got ${describeValue(value)}.`, source);
   }
   if (typeof value === 'string') {
     const length = [...value].length;

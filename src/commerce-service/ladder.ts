@@ -1,7 +1,7 @@
 /**
  * Reading (and bulk-rebuilding) the prefix ladder of migration 0410: for each list scope and
  * sortable column, `listing_prefix_counts` holds how many rows have each prefix of the column's
- * value at a few prefix lengths (levels), kept exact by triggers. listing.ts uses it for the
+ * value at a few prefix lengths (levels), kept exact by triggers. listing/laddered-read.ts uses it for the
  * two costs that used to grow with the list: results.total of an interval filter and the seek
  * of a deep `page[offset]`.
  *

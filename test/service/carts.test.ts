@@ -243,6 +243,117 @@ describe('carts, custom items and custom discounts over HTTP', () => {
     }
   });
 
+  // The cart routes judge bodies through request-body.ts, as every other route: these are the
+  // inputs whose detail changed when their own validators went (status and source did not).
+  it('says what a wrong data.type is without echoing it, as every route does', async () => {
+    const { cartId, itemId } = await cartWithItem();
+    const discounts = `/v2/carts/${cartId}/items/${itemId}/custom-discounts`;
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ['POST', discounts, { ...DISCOUNT, type: 7 }, 'got a whole number.'],
+      ['POST', discounts, { ...DISCOUNT, type: { deep: [1, 2] } }, 'got an object.'],
+      ['POST', discounts, { ...DISCOUNT, type: null }, 'got null.'],
+      ['POST', discounts, { ...DISCOUNT, type: ['custom_discount'] }, 'got a list.'],
+      ['POST', discounts, { ...DISCOUNT, type: 'a"\\b' }, 'got "a"\\b".'],
+      [
+        'POST',
+        `/v2/carts/${cartId}/custom-discounts`,
+        { ...DISCOUNT, type: 7 },
+        'got a whole number.',
+      ],
+    ];
+    for (const [method, path, data, got] of cases) {
+      const result = await service.call(method, path, { json: { data } });
+      expect(result.status, got).toBe(400);
+      expect(errorOf(result)).toMatchObject({
+        source: 'data.type',
+        detail: `data.type must be "custom_discount", ${got}`,
+      });
+    }
+    const created = await service.call('POST', discounts, { json: { data: DISCOUNT } });
+    const put = await service.call('PUT', `${discounts}/${created.body.data.id}`, {
+      json: { data: { ...DISCOUNT, type: { a: 1 }, amount: -1 } },
+    });
+    expect(errorOf(put).detail).toBe('data.type must be "custom_discount", got an object.');
+
+    const wrongCart = await service.call('POST', '/v2/carts', {
+      json: { data: { type: 'carts', name: 'x' } },
+    });
+    expect(errorOf(wrongCart)).toMatchObject({
+      source: 'data.type',
+      detail: 'data.type must be "cart", got "carts".',
+    });
+    const nullCart = await service.call('POST', '/v2/carts', {
+      json: { data: { type: null, name: 'x' } },
+    });
+    expect(errorOf(nullCart).detail).toBe('data.type must be "cart", got null.');
+
+    const catalog = 'This service has no catalog, so only custom items can be added to a cart.';
+    const cartItem = await service.call('POST', `/v2/carts/${cartId}/items`, {
+      json: { data: { ...ITEM, type: 'cart_item' } },
+    });
+    expect(errorOf(cartItem).detail).toBe(
+      `data.type must be "custom_item", got "cart_item". ${catalog}`,
+    );
+    const noType = await service.call('POST', `/v2/carts/${cartId}/items`, {
+      json: { data: { ...ITEM, type: undefined } },
+    });
+    expect(errorOf(noType).detail).toBe(
+      `data.type is required and must be "custom_item". ${catalog}`,
+    );
+
+    const quantity = await service.call('PUT', `/v2/carts/${cartId}/items/${itemId}`, {
+      json: { data: { type: 1, quantity: 3 } },
+    });
+    expect(errorOf(quantity)).toMatchObject({
+      source: 'data.type',
+      detail: 'data.type must be "custom_item" or "cart_item", got a whole number.',
+    });
+    const items = await service.call('GET', `/v2/carts/${cartId}/items`);
+    expect(items.body.data).toHaveLength(1);
+    expect(items.body.data[0].quantity).toBe(2);
+    expect(items.body.data[0].custom_discounts).toMatchObject([{ amount: { amount: -1000 } }]);
+  });
+
+  it('gives one detail for a discount amount out of range, the gateway’s, and "is required" for a missing price amount', async () => {
+    const { cartId, itemId } = await cartWithItem();
+    const discounts = `/v2/carts/${cartId}/items/${itemId}/custom-discounts`;
+    const range = 'must be an integer number of minor units from -2147483647 to -1.';
+    for (const amount of [0, 5, -1.5, '-10', -2_147_483_648, { amount: -5 }]) {
+      const result = await service.call('POST', discounts, {
+        json: { data: { ...DISCOUNT, amount } },
+      });
+      expect(errorOf(result), JSON.stringify(amount)).toMatchObject({
+        source: 'data.amount',
+        detail: `data.amount ${range}`,
+      });
+    }
+    const created = await service.call('POST', discounts, { json: { data: DISCOUNT } });
+    expect(created.status).toBe(201);
+    for (const amount of [1, '1']) {
+      const result = await service.call('PUT', `${discounts}/${created.body.data.id}`, {
+        json: { data: { ...DISCOUNT, amount: { amount } } },
+      });
+      expect(errorOf(result)).toMatchObject({
+        source: 'data.amount.amount',
+        detail: `data.amount.amount ${range}`,
+      });
+    }
+    for (const price of [{}, { amount: null }]) {
+      const result = await service.call('POST', `/v2/carts/${cartId}/items`, {
+        json: { data: { ...ITEM, price } },
+      });
+      expect(errorOf(result)).toMatchObject({
+        source: 'data.price.amount',
+        detail: 'data.price.amount is required.',
+      });
+    }
+    const items = await service.call('GET', `/v2/carts/${cartId}/items`);
+    expect(items.body.data).toHaveLength(1);
+    expect(items.body.data[0].custom_discounts.map((d: { id: string }) => d.id)).toEqual([
+      created.body.data.id,
+    ]);
+  });
+
   it('updates an item discount (seed endpoint 2): every field required, amount object accepted', async () => {
     const { cartId, itemId } = await cartWithItem();
     const created = await service.call(

@@ -220,6 +220,22 @@ describe('entries', () => {
     const missing = await service.call('POST', entries, { json: { data: { name: 'untyped' } } });
     expect(missing.status).toBe(201);
     expect(missing.body.data.type).toBe('wishlist_ext');
+    // A type that is not a string is described in words (request-body.ts describeValue), in
+    // correct English, and never echoed.
+    const described: [unknown, string][] = [
+      [null, 'null'],
+      [{ deep: [1] }, 'an object'],
+      [5, 'a whole number'],
+      [true, 'true'],
+      [['wishlist_ext'], 'a list'],
+    ];
+    for (const [type, words] of described) {
+      const result = await post({ type, name: 'x' });
+      expect(errorOf(result)).toMatchObject({
+        source: 'data.type',
+        detail: `data.type must be "wishlist_ext", got ${words}.`,
+      });
+    }
   });
 
   it('does not store id, links, meta or timestamps as attributes', async () => {

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/commerce-service/db.ts';
-import {
-  buildListSql,
-  parseListQuery,
-  standardListSpec,
-} from '../../src/commerce-service/listing.ts';
+import { parseListQuery, standardListSpec } from '../../src/commerce-service/listing/parse.ts';
+import { buildListSql } from '../../src/commerce-service/listing/sql.ts';
 import { type SeededService, startSeededService } from './seeded-service.ts';
 
 interface Row {

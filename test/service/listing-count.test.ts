@@ -1,6 +1,6 @@
 /**
  * results.total of filtered lists counted as `kept total − rows outside the filter's interval`
- * (listing.ts countResults) must equal the filter's own count(*) in every case, and the page
+ * (listing/count.ts countResults) must equal the filter's own count(*) in every case, and the page
  * query of a filter on another column than the sort must read the sort index. Checked over HTTP
  * on orders written straight into a temp-file database: bursts of equal created_at, ties in
  * updated_at, a second store interleaved in time, random filters of every shape the count
@@ -13,12 +13,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDatabase } from '../../src/commerce-service/db.ts';
 import { storeIdForClient } from '../../src/commerce-service/ids.ts';
-import {
-  buildListSql,
-  parseListQuery,
-  singleColumnInterval,
-  standardListSpec,
-} from '../../src/commerce-service/listing.ts';
+import { singleColumnInterval } from '../../src/commerce-service/listing/interval.ts';
+import { parseListQuery, standardListSpec } from '../../src/commerce-service/listing/parse.ts';
+import { buildListSql } from '../../src/commerce-service/listing/sql.ts';
 import { prng, type ServiceUnderTest, startService } from './service-helpers.ts';
 
 interface Row {

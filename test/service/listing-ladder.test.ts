@@ -1,8 +1,8 @@
 /**
  * The prefix ladder (migration 0410, ladder.ts) behind results.total of interval filters and
- * the page[offset] seek (listing.ts readWithLadder) must give the rows, the order and the total
- * of the plain SQL, for every list kind, laddered column and direction: checked over HTTP
- * against the plain statements of buildListSql on random data (large bursts of equal
+ * the page[offset] seek (listing/laddered-read.ts readWithLadder) must give the rows, the order
+ * and the total of the plain SQL, for every list kind, laddered column and direction: checked
+ * over HTTP against the plain statements of buildListSql on random data (large bursts of equal
  * timestamps, two stores interleaved in time, entries of three Custom APIs in two stores, ids
  * that are prefixes of each other), before and after random inserts, updates, store moves and
  * deletes (straight SQL and through the API). The ladder itself must always equal a recount of
@@ -15,12 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDatabase } from '../../src/commerce-service/db.ts';
 import { storeIdForClient } from '../../src/commerce-service/ids.ts';
 import { listLadder, loadWithoutLadder, locate, rank } from '../../src/commerce-service/ladder.ts';
-import {
-  buildListSql,
-  parseListQuery,
-  SEEK_MIN_OFFSET,
-  standardListSpec,
-} from '../../src/commerce-service/listing.ts';
+import { SEEK_MIN_OFFSET } from '../../src/commerce-service/listing/laddered-read.ts';
+import { parseListQuery, standardListSpec } from '../../src/commerce-service/listing/parse.ts';
+import { buildListSql } from '../../src/commerce-service/listing/sql.ts';
 import { migrations } from '../../src/commerce-service/migrations.ts';
 import { createCustomApi, prng, type ServiceUnderTest, startService } from './service-helpers.ts';
 

@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDatabase } from '../../src/commerce-service/db.ts';
 import { storeIdForClient } from '../../src/commerce-service/ids.ts';
 import {
-  buildListSql,
   type ListSpec,
   parseListQuery,
   standardListSpec,
-} from '../../src/commerce-service/listing.ts';
+} from '../../src/commerce-service/listing/parse.ts';
+import { buildListSql } from '../../src/commerce-service/listing/sql.ts';
 import { parseTimestamp } from '../../src/commerce-service/time.ts';
 import {
   CUSTOM_APIS,

@@ -21,7 +21,9 @@ import {
   presentOrder,
   storePendingOrderDocuments,
 } from '../../src/commerce-service/routes/orders.ts';
-import { createRandom, generateOrders, seedDemoStore } from '../../src/commerce-service/seed.ts';
+import { generateOrders } from '../../src/commerce-service/seed/orders.ts';
+import { createRandom } from '../../src/commerce-service/seed/random.ts';
+import { seedDemoStore } from '../../src/commerce-service/seed.ts';
 import { ensureStores } from '../../src/commerce-service/stores.ts';
 import { DEFAULT_TEST_CLIENTS, type ServiceUnderTest, startService } from './service-helpers.ts';
 

@@ -10,12 +10,9 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import {
-  checkType,
-  type JsonObject,
   optionalBoolean,
   optionalString,
-  rejectUnknownKeys,
-  requireData,
+  requireAttributes,
   requireString,
 } from '../request-body.ts';
 
@@ -76,8 +73,7 @@ export function findCustomApiBySlug(db: Db, storeId: string, slug: string): Cust
   return row;
 }
 
-/** Keys of a request's data that are not attributes of a Custom API and are ignored. */
-const IGNORED = ['id', 'links', 'meta', 'relationships'];
+/** What a Custom API write may carry (request-body.ts requireAttributes). */
 const ATTRIBUTES = ['type', 'name', 'description', 'slug', 'api_type', 'allow_upserts'];
 
 function checkUnique(db: Db, storeId: string, exceptId: string, slug?: string, apiType?: string) {
@@ -97,16 +93,6 @@ function checkUnique(db: Db, storeId: string, exceptId: string, slug?: string, a
   }
 }
 
-function attributesOf(body: unknown): JsonObject {
-  const data = requireData(body);
-  checkType(data, 'custom_api');
-  const attributes = Object.fromEntries(
-    Object.entries(data).filter(([key]) => !IGNORED.includes(key)),
-  );
-  rejectUnknownKeys(attributes, ATTRIBUTES);
-  return attributes;
-}
-
 export function customApiRoutes(ctx: ServiceContext): FastifyPluginAsync {
   const { db } = ctx;
   const base = '/settings/extensions/custom-apis';
@@ -115,7 +101,7 @@ export function customApiRoutes(ctx: ServiceContext): FastifyPluginAsync {
 
   return async (app) => {
     app.post(base, async (request, reply) => {
-      const data = attributesOf(request.body);
+      const data = requireAttributes(request.body, 'custom_api', ATTRIBUTES);
       const name = requireString(data, 'name', { min: 1, max: 255 });
       const description = optionalString(data, 'description', { max: 255 }) ?? '';
       const slug = requireString(data, 'slug', { pattern: SLUG_PATTERN });
@@ -171,7 +157,7 @@ export function customApiRoutes(ctx: ServiceContext): FastifyPluginAsync {
 
     app.put(`${base}/:id`, async (request) => {
       const id = idOf(request);
-      const data = attributesOf(request.body);
+      const data = requireAttributes(request.body, 'custom_api', ATTRIBUTES);
       const name = optionalString(data, 'name', { min: 1, max: 255 });
       const description = optionalString(data, 'description', { max: 255 });
       const slug = optionalString(data, 'slug', { pattern: SLUG_PATTERN });

@@ -20,18 +20,17 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import {
-  checkType,
   isObject,
   type JsonObject,
   optionalBoolean,
   optionalString,
   rejectUnknownKeys,
-  requireData,
+  requireAttributes,
   requireString,
 } from '../request-body.ts';
 import { findCustomApiById, parsePathId, SLUG_PATTERN } from './custom-apis.ts';
 
-const IGNORED = ['id', 'links', 'meta', 'relationships'];
+/** What a field write may carry (request-body.ts requireAttributes). */
 const ATTRIBUTES = [
   'type',
   'name',
@@ -42,16 +41,6 @@ const ATTRIBUTES = [
   'use_as_url_slug',
   'presentation',
 ];
-
-function attributesOf(body: unknown): JsonObject {
-  const data = requireData(body);
-  checkType(data, 'custom_field');
-  const attributes = Object.fromEntries(
-    Object.entries(data).filter(([key]) => !IGNORED.includes(key)),
-  );
-  rejectUnknownKeys(attributes, ATTRIBUTES);
-  return attributes;
-}
 
 function optionalSlug(data: JsonObject): string | undefined {
   const slug = optionalString(data, 'slug', { pattern: SLUG_PATTERN });
@@ -119,7 +108,7 @@ export function customFieldRoutes(ctx: ServiceContext): FastifyPluginAsync {
   return async (app) => {
     app.post(base, async (request, reply) => {
       const api = apiOf(request);
-      const data = attributesOf(request.body);
+      const data = requireAttributes(request.body, 'custom_field', ATTRIBUTES);
       const name = requireString(data, 'name', { min: 1, max: 255 });
       const slug = optionalSlug(data);
       if (slug === undefined) throw badRequest('slug is required.', 'data.slug');
@@ -195,7 +184,7 @@ export function customFieldRoutes(ctx: ServiceContext): FastifyPluginAsync {
 
     app.put(`${base}/:fieldId`, async (request) => {
       const api = apiOf(request);
-      const data = attributesOf(request.body);
+      const data = requireAttributes(request.body, 'custom_field', ATTRIBUTES);
       const name = optionalString(data, 'name', { min: 1, max: 255 });
       const slug = optionalSlug(data);
       const description = optionalString(data, 'description', { max: 255 });

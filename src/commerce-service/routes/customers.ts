@@ -18,7 +18,15 @@ import type { Db } from '../db.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { listResources, standardListSpec } from '../listing.ts';
-import { type JsonObject, requireData } from '../request-body.ts';
+import {
+  type JsonObject,
+  MAX_TEXT,
+  optionalEmail,
+  optionalText,
+  requireData,
+  requireEmail,
+  requireText,
+} from '../request-body.ts';
 
 export interface CustomerRow {
   id: string;
@@ -31,12 +39,10 @@ export interface CustomerRow {
   updated_at: string;
 }
 
-const MAX_TEXT = 255;
 /** Shortest password accepted (the production API sets none; a storefront should not go lower). */
 export const MIN_PASSWORD = 8;
 /** Longest password: scrypt hashes any length, but a megabyte of "password" is an attack. */
 export const MAX_PASSWORD = 1024;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** A customer as the API shows it: never the password or its hash. */
 export function presentCustomer(row: CustomerRow) {
@@ -48,29 +54,6 @@ export function presentCustomer(row: CustomerRow) {
     links: { self: `/v2/customers/${row.id}` },
     meta: { timestamps: { created_at: row.created_at, updated_at: row.updated_at } },
   };
-}
-
-function text(data: JsonObject, field: string, required: boolean): string | undefined {
-  const value = data[field];
-  const source = `data.${field}`;
-  if (value === undefined || value === null) {
-    if (required) throw badRequest(`${source} is required.`, source);
-    return undefined;
-  }
-  if (typeof value !== 'string') throw badRequest(`${source} must be a string.`, source);
-  if (value.trim() === '') throw badRequest(`${source} must not be empty.`, source);
-  if (value.length > MAX_TEXT) {
-    throw badRequest(`${source} must be at most ${MAX_TEXT} characters.`, source);
-  }
-  return value;
-}
-
-function email(data: JsonObject, required: boolean): string | undefined {
-  const value = text(data, 'email', required);
-  if (value !== undefined && !EMAIL.test(value)) {
-    throw badRequest('data.email is not an email address.', 'data.email');
-  }
-  return value;
 }
 
 function password(data: JsonObject): string | undefined {
@@ -94,8 +77,8 @@ function customerBody(body: unknown, creating: boolean) {
     throw badRequest('data.type must be "customer".', 'data.type');
   }
   return {
-    name: text(data, 'name', creating),
-    email: email(data, creating),
+    name: creating ? requireText(data, 'name') : optionalText(data, 'name'),
+    email: creating ? requireEmail(data, 'email') : optionalEmail(data, 'email'),
     password: password(data),
   };
 }

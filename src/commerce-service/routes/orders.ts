@@ -1,5 +1,5 @@
 /**
- * Orders: created by cart checkout (routes/carts.ts) and by the seed; read here. The list has
+ * Orders: created by cart checkout (routes/checkout.ts) and by the seed; read here. The list has
  * the hard offset limit of the production API (page[offset] > 10,000 → 400): deep reads go
  * through the keyset pattern, which the (store_id, created_at|updated_at, id) indexes serve.
  *

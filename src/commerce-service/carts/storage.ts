@@ -1,0 +1,240 @@
+/**
+ * Carts in SQLite: the rows of a cart, its items and its custom discounts, read together into a
+ * `CartState`, and every write the cart routes make. Callers run writes inside one transaction
+ * with the read that judged them, so a failed rule never leaves a half-written cart.
+ */
+import { cachedStatement, type Db } from '../db.ts';
+import { notFound } from '../errors.ts';
+import { isUuid } from '../ids.ts';
+
+export interface CartRow {
+  id: string;
+  store_id: string;
+  name: string;
+  description: string;
+  currency: string;
+  custom_discounts_enabled: number;
+  /** The customer whose token created the cart (migration 0600); null for a guest cart. */
+  customer_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ItemRow {
+  id: string;
+  cart_id: string;
+  name: string;
+  sku: string;
+  description: string;
+  quantity: number;
+  unit_amount: number;
+  includes_tax: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DiscountRow {
+  id: string;
+  cart_id: string;
+  /** The item a discount is on; null for a cart-level discount. */
+  item_id: string | null;
+  amount: number;
+  description: string;
+  discount_code: string;
+  discount_engine: string;
+  external_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A cart with everything its responses and totals need, read in one go. */
+export interface CartState {
+  cart: CartRow;
+  items: ItemRow[];
+  discounts: DiscountRow[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+/** The cart `cartId` of the store with its items and discounts; 404 when there is none. */
+export function loadCart(db: Db, storeId: string, cartId: string): CartState {
+  if (!isUuid(cartId)) throw notFound(`No cart ${cartId}: cart ids are uuids.`);
+  const cart = db
+    .prepare('SELECT * FROM carts WHERE id = ? AND store_id = ?')
+    .get(cartId.toLowerCase(), storeId) as CartRow | undefined;
+  if (!cart) throw notFound(`No cart with id ${cartId}.`);
+  const items = db
+    .prepare('SELECT * FROM cart_items WHERE cart_id = ? ORDER BY created_at, id')
+    .all(cart.id) as ItemRow[];
+  const discounts = db
+    .prepare('SELECT * FROM cart_custom_discounts WHERE cart_id = ? ORDER BY created_at, id')
+    .all(cart.id) as DiscountRow[];
+  return { cart, items, discounts };
+}
+
+/**
+ * The customer a cart belongs to: their id, null for a guest cart, undefined when the store
+ * has no such cart.
+ */
+export function cartOwner(db: Db, storeId: string, cartId: string): string | null | undefined {
+  return db
+    .prepare('SELECT customer_id FROM carts WHERE id = ? AND store_id = ?')
+    .pluck()
+    .get(cartId.toLowerCase(), storeId) as string | null | undefined;
+}
+
+export function findItem(state: CartState, itemId: string): ItemRow {
+  const item = isUuid(itemId) ? state.items.find((i) => i.id === itemId.toLowerCase()) : undefined;
+  if (!item) throw notFound(`No item with id ${itemId} in cart ${state.cart.id}.`);
+  return item;
+}
+
+/** A custom discount of the cart (`itemId` null) or of one item; 404 when it has none. */
+export function findDiscount(
+  state: CartState,
+  discountId: string,
+  itemId: string | null,
+): DiscountRow {
+  const discount = isUuid(discountId)
+    ? state.discounts.find((d) => d.id === discountId.toLowerCase() && d.item_id === itemId)
+    : undefined;
+  if (!discount) {
+    const where = itemId === null ? `cart ${state.cart.id}` : `item ${itemId}`;
+    throw notFound(`No custom discount with id ${discountId} on ${where}.`);
+  }
+  return discount;
+}
+
+/** The discounts of one item, or the cart-level ones (`itemId` null). */
+export function discountsOn(state: CartState, itemId: string | null): DiscountRow[] {
+  return state.discounts.filter((d) => d.item_id === itemId);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes
+
+export function insertCart(
+  db: Db,
+  cart: Omit<CartRow, 'created_at' | 'updated_at'>,
+  now: string,
+): void {
+  cachedStatement(
+    db,
+    `INSERT INTO carts (id, store_id, name, description, currency, custom_discounts_enabled,
+                        customer_id, created_at, updated_at)
+     VALUES (@id, @store_id, @name, @description, @currency, @enabled, @customer_id, @now, @now)`,
+  ).run({
+    id: cart.id,
+    store_id: cart.store_id,
+    name: cart.name,
+    description: cart.description,
+    currency: cart.currency,
+    enabled: cart.custom_discounts_enabled,
+    customer_id: cart.customer_id,
+    now,
+  });
+}
+
+/**
+ * Renames, describes and turns custom discounts on or off. A cart without custom discounts
+ * has none: turning them off removes them, rather than leaving discounts that apply but can no
+ * longer be changed.
+ */
+export function updateCart(
+  db: Db,
+  cart: Pick<CartRow, 'id' | 'name' | 'description' | 'custom_discounts_enabled'>,
+  now: string,
+): void {
+  db.prepare(
+    `UPDATE carts SET name = ?, description = ?, custom_discounts_enabled = ?, updated_at = ?
+           WHERE id = ?`,
+  ).run(cart.name, cart.description, cart.custom_discounts_enabled, now, cart.id);
+  if (cart.custom_discounts_enabled === 0) {
+    db.prepare('DELETE FROM cart_custom_discounts WHERE cart_id = ?').run(cart.id);
+  }
+}
+
+export function deleteCart(db: Db, cartId: string): void {
+  db.prepare('DELETE FROM carts WHERE id = ?').run(cartId);
+}
+
+export function touchCart(db: Db, cartId: string, now: string): void {
+  db.prepare('UPDATE carts SET updated_at = ? WHERE id = ?').run(now, cartId);
+}
+
+export function insertItem(db: Db, storeId: string, item: ItemRow, now: string): void {
+  cachedStatement(
+    db,
+    `INSERT INTO cart_items (id, store_id, cart_id, name, sku, description, quantity, unit_amount,
+                             includes_tax, created_at, updated_at)
+     VALUES (@id, @store_id, @cart_id, @name, @sku, @description, @quantity, @amount,
+             @includes_tax, @now, @now)`,
+  ).run({
+    id: item.id,
+    store_id: storeId,
+    cart_id: item.cart_id,
+    name: item.name,
+    sku: item.sku,
+    description: item.description,
+    quantity: item.quantity,
+    amount: item.unit_amount,
+    includes_tax: item.includes_tax,
+    now,
+  });
+}
+
+export function setItemQuantity(db: Db, itemId: string, quantity: number, now: string): void {
+  db.prepare('UPDATE cart_items SET quantity = ?, updated_at = ? WHERE id = ?').run(
+    quantity,
+    now,
+    itemId,
+  );
+}
+
+/** Removes one item (`itemId`) or every item of the cart, then `dropCartDiscountsIfEmpty`. */
+export function deleteItems(db: Db, cartId: string, itemId?: string): void {
+  if (itemId === undefined) {
+    db.prepare('DELETE FROM cart_items WHERE cart_id = ?').run(cartId);
+  } else {
+    db.prepare('DELETE FROM cart_items WHERE id = ?').run(itemId);
+  }
+  dropCartDiscountsIfEmpty(db, cartId);
+}
+
+/**
+ * Removing the last item also removes the cart-level discounts: an empty cart takes none,
+ * and a discount left behind would silently apply to whatever is added next.
+ */
+function dropCartDiscountsIfEmpty(db: Db, cartId: string): void {
+  const left = db.prepare('SELECT count(*) FROM cart_items WHERE cart_id = ?').pluck().get(cartId);
+  if (left === 0) {
+    db.prepare('DELETE FROM cart_custom_discounts WHERE cart_id = ? AND item_id IS NULL').run(
+      cartId,
+    );
+  }
+}
+
+export function insertDiscount(db: Db, storeId: string, row: DiscountRow, now: string): void {
+  cachedStatement(
+    db,
+    `INSERT INTO cart_custom_discounts (id, store_id, cart_id, item_id, amount, description,
+       discount_code, discount_engine, external_id, created_at, updated_at)
+     VALUES (@id, @store_id, @cart_id, @item_id, @amount, @description, @discount_code,
+             @discount_engine, @external_id, @now, @now)`,
+  ).run({ ...row, store_id: storeId, now });
+}
+
+export function updateDiscount(db: Db, row: DiscountRow, now: string): void {
+  cachedStatement(
+    db,
+    `UPDATE cart_custom_discounts SET amount = @amount, description = @description,
+       discount_code = @discount_code, discount_engine = @discount_engine,
+       external_id = @external_id, updated_at = @now
+     WHERE id = @id`,
+  ).run({ ...row, now });
+}
+
+export function deleteDiscount(db: Db, discountId: string): void {
+  db.prepare('DELETE FROM cart_custom_discounts WHERE id = ?').run(discountId);
+}

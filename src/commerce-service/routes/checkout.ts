@@ -1,0 +1,130 @@
+/**
+ * Checkout (`POST /v2/carts/{id}/checkout`): turns a cart into an order for a guest, a named
+ * customer or the signed-in one, writing the order, its items and its stored document in one
+ * transaction after the cart's money bounds are judged. The order is then read through
+ * orders.ts. Registered by carts.ts, behind its check of who may use the cart.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { type CheckoutInput, parseCheckout } from '../carts/bodies.ts';
+import { type CartState, loadCart } from '../carts/storage.ts';
+import { judgeCartItems, judgeCartTotals, totalsOf } from '../carts/totals.ts';
+import type { ServiceContext } from '../context.ts';
+import { cachedStatement, type Db } from '../db.ts';
+import { badRequest, forbidden } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { CartParams } from './carts.ts';
+import { JSON_CONTENT_TYPE, storeCheckedOutOrder } from './orders.ts';
+
+interface OrderCustomer {
+  id: string | null;
+  name: string;
+  email: string;
+}
+
+/** The customer an order is for: the one named by id (its record), a guest, or the token's. */
+function orderCustomer(
+  db: Db,
+  request: FastifyRequest,
+  named: CheckoutInput['customer'],
+): OrderCustomer {
+  const signedIn = request.customer?.id ?? null;
+  if (named !== null && 'name' in named) return { id: signedIn, ...named };
+  const id = named?.id ?? signedIn;
+  if (signedIn !== null && id !== signedIn) {
+    throw forbidden('With a customer token, checkout is made as that customer only.');
+  }
+  // A guest's token naming a customer would link the order to them and answer with their
+  // name and email: only the store's token, or that customer's own token, may.
+  if (signedIn === null && request.store.grant !== 'client_credentials') {
+    throw forbidden(
+      'An implicit token checks out as a guest (data.customer {email, name}); to check out as a customer, send their X-Moltin-Customer-Token.',
+    );
+  }
+  const row = db
+    .prepare('SELECT id, name, email FROM customers WHERE store_id = ? AND id = ?')
+    .get(request.store.id, id) as OrderCustomer | undefined;
+  if (!row) throw badRequest(`No customer with id ${id} in this store.`, 'data.customer.id');
+  return row;
+}
+
+/** Writes the order of a judged cart and its items; returns the order's id. The cart stays. */
+function insertOrder(
+  db: Db,
+  state: CartState,
+  customer: OrderCustomer,
+  input: CheckoutInput,
+  now: string,
+): string {
+  const totals = totalsOf(state);
+  const id = newId();
+  const { cart } = state;
+  cachedStatement(
+    db,
+    `INSERT INTO orders (id, store_id, cart_id, status, payment, shipping, customer_name,
+       customer_email, billing_address, shipping_address, currency, with_tax, without_discount,
+       discount, customer_id, created_at, updated_at)
+     VALUES (@id, @store_id, @cart_id, 'incomplete', 'unpaid', 'unfulfilled', @customer_name,
+       @customer_email, @billing_address, @shipping_address, @currency, @with_tax,
+       @without_discount, @discount, @customer_id, @now, @now)`,
+  ).run({
+    id,
+    store_id: cart.store_id,
+    cart_id: cart.id,
+    customer_name: customer.name,
+    customer_email: customer.email,
+    customer_id: customer.id,
+    billing_address: JSON.stringify(input.billingAddress),
+    shipping_address: JSON.stringify(input.shippingAddress ?? input.billingAddress),
+    currency: cart.currency,
+    with_tax: totals.total,
+    without_discount: totals.withoutDiscount,
+    discount: totals.discount,
+    now,
+  });
+  const insertItem = cachedStatement(
+    db,
+    `INSERT INTO order_items (id, store_id, order_id, name, sku, quantity, unit_amount, discount,
+                              currency, created_at, updated_at)
+     VALUES (@id, @store_id, @order_id, @name, @sku, @quantity, @unit_amount, @discount,
+             @currency, @now, @now)`,
+  );
+  state.items.forEach((item, index) => {
+    insertItem.run({
+      id: newId(),
+      store_id: cart.store_id,
+      order_id: id,
+      name: item.name,
+      sku: item.sku,
+      quantity: item.quantity,
+      unit_amount: item.unit_amount,
+      discount: totals.items[index]?.discount ?? 0,
+      currency: cart.currency,
+      now,
+    });
+  });
+  return id;
+}
+
+export function checkoutRoutes(ctx: ServiceContext): FastifyPluginAsync {
+  const { db } = ctx;
+  return async (app) => {
+    app.post<{ Params: CartParams }>('/carts/:cartId/checkout', async (request, reply) => {
+      const input = parseCheckout(request.body, request.customer !== null);
+      const body = db.transaction(() => {
+        const customer = orderCustomer(db, request, input.customer);
+        const state = loadCart(db, request.store.id, request.params.cartId);
+        if (state.items.length === 0) {
+          throw badRequest('The cart is empty: add an item before checking out.', 'cart');
+        }
+        // A cart written before amounts were bounded may hold more than an order can show.
+        judgeCartItems(state);
+        judgeCartTotals(state, 'cart', 'Checking out this cart');
+        const orderId = insertOrder(db, state, customer, input, ctx.timestamp());
+        // Rendered once, now that the order and its items are written; reads serve the text.
+        return storeCheckedOutOrder(db, orderId);
+      })();
+      reply.code(201).type(JSON_CONTENT_TYPE);
+      return body;
+    });
+  };
+}
