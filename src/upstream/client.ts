@@ -14,6 +14,7 @@ import {
   EntryTooLargeError,
   ForbiddenError,
   type GatewayError,
+  isGatewayError,
   NotFoundError,
   PreconditionFailedError,
   RateLimitedError,
@@ -337,7 +338,9 @@ const NETWORK_REASONS: Record<string, UpstreamUnavailableError['reason']> = {
 };
 
 function networkError(error: unknown, method: UpstreamMethod): GatewayError {
-  if (error instanceof UpstreamUnavailableError) return error;
+  // Our own abort reasons (an attempt's timeout, a client that went away) come back as they
+  // were given.
+  if (isGatewayError(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const name = (error as { name?: unknown } | null)?.name;
   let reason: UpstreamUnavailableError['reason'] =

@@ -15,7 +15,8 @@ export type GatewayErrorCode =
   | 'ENTRY_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'UPSTREAM_UNAVAILABLE'
-  | 'UPSTREAM_BUDGET_EXCEEDED';
+  | 'UPSTREAM_BUDGET_EXCEEDED'
+  | 'CLIENT_CLOSED_REQUEST';
 
 export interface GatewayErrorOptions {
   /** Status of the upstream response that caused this error, if any. */
@@ -131,6 +132,19 @@ export class UpstreamUnavailableError extends GatewayError {
 export class UpstreamBudgetExceededError extends GatewayError {
   override name = 'UpstreamBudgetExceededError';
   readonly code = 'UPSTREAM_BUDGET_EXCEEDED';
+}
+
+/**
+ * The client went away (closed its connection) before the answer was ready, so the operation's
+ * upstream calls were cancelled. Nobody receives this error: it exists so that logs and metrics
+ * say what happened (nginx's 499, "client closed request") instead of blaming the upstream, and
+ * so that the circuit breaker never counts it.
+ */
+export class ClientClosedRequestError extends GatewayError {
+  override name = 'ClientClosedRequestError';
+  readonly code = 'CLIENT_CLOSED_REQUEST';
+  /** As UpstreamUnavailableError's: what an upstream attempt's metrics and span are labelled. */
+  readonly reason = 'client-closed';
 }
 
 export function isGatewayError(error: unknown): error is GatewayError {

@@ -1,5 +1,6 @@
 import { type AttemptContext, type SendAttempt, sendUpstreamAttempt } from './client.ts';
 import {
+  ClientClosedRequestError,
   type GatewayError,
   isGatewayError,
   RateLimitedError,
@@ -20,8 +21,8 @@ import {
  * - 429 → RateLimitedError with `retryAfterMs` when the upstream sent `Retry-After`;
  * - a 200 whose body is not the JSON it should be → reason 'invalid-body';
  * - anything thrown while the given signal is aborted is re-classified here ('timeout' for the
- *   attempt's own timer, 'deadline' for the operation's deadline, 'aborted' for a client that
- *   went away), so the client need not know which timer fired.
+ *   attempt's own timer, 'deadline' for the operation's deadline, CLIENT_CLOSED_REQUEST for a
+ *   client that went away), so the client need not know which timer fired.
  */
 
 /** Circuit breaker settings (one breaker per upstream origin). */
@@ -278,10 +279,7 @@ export function abortError(signal: AbortSignal, cause?: unknown): GatewayError {
       cause: cause ?? reason,
     });
   }
-  return new UpstreamUnavailableError('The request was cancelled', {
-    reason: 'aborted',
-    cause: cause ?? reason,
-  });
+  return new ClientClosedRequestError('The client closed the request', { cause: cause ?? reason });
 }
 
 export function resolveResilienceOptions(config: ResilienceConfig = {}): ResilienceOptions {

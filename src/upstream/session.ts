@@ -18,7 +18,7 @@ import {
   type UpstreamResponse,
   type UpstreamTransport,
 } from './client.ts';
-import { UnauthenticatedError } from './errors.ts';
+import { ClientClosedRequestError, UnauthenticatedError } from './errors.ts';
 import { DEFAULT_FORWARDED_HEADERS, readForwardedHeaders } from './forwarded-headers.ts';
 import type { PagingLimits } from './paging.ts';
 
@@ -146,10 +146,17 @@ export function createContextFactory(options: ContextFactoryOptions) {
         );
         timer.unref();
         deadlineTimer = timer;
+        // The request's own signal aborts when the client goes away: its calls end as a client
+        // cancellation (CLIENT_CLOSED_REQUEST in logs and metrics), never as an upstream failure.
         const source = request.signal;
-        if (source?.aborted) controller.abort(source.reason);
-        else
-          source?.addEventListener('abort', () => controller.abort(source.reason), { once: true });
+        const clientClosed = () =>
+          controller.abort(
+            new ClientClosedRequestError('The client closed the request', {
+              cause: source?.reason,
+            }),
+          );
+        if (source?.aborted) clientClosed();
+        else source?.addEventListener('abort', clientClosed, { once: true });
         signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
         // Every upstream call in flight listens on it (one listener per attempt, removed after),
         // and an operation may have as many in flight as its budget: Node's default of 10

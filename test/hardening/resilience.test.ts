@@ -129,7 +129,7 @@ describe('retries', () => {
     expect(Date.now() - started).toBeLessThan(400);
   });
 
-  it('stops at once when the client aborts, reporting "aborted"', async () => {
+  it('stops at once when the client aborts, reporting a client cancellation', async () => {
     const resilience = createResilience(fast);
     const controller = new AbortController();
     let aborted = false;
@@ -143,7 +143,7 @@ describe('retries', () => {
     setTimeout(() => controller.abort(), 20);
     await expect(
       resilience.execute({ method: 'GET', origin: 'a', signal: controller.signal }, hang),
-    ).rejects.toMatchObject({ reason: 'aborted' });
+    ).rejects.toMatchObject({ code: 'CLIENT_CLOSED_REQUEST' });
     expect(aborted).toBe(true);
   });
 
