@@ -3,6 +3,7 @@
  * so tests can build any configuration without touching process.env.
  */
 import { ManifestError, readPersistedDocuments } from './gateway/persisted-documents.ts';
+import { DEFAULT_CALLS_PER_OPERATION, DEFAULT_POOL_CONNECTIONS } from './upstream/call-slots.ts';
 import {
   DEFAULT_FORWARDED_HEADERS,
   refuseForwardedHeaderName,
@@ -169,6 +170,8 @@ export interface ResilienceConfigValues {
   breakerFailures: number;
   /** How long an open breaker fails fast before a probe, ms. `BREAKER_COOLDOWN_MS`, default 5000. */
   breakerCooldownMs: number;
+  /** Upstream calls in flight at once for one operation. `UPSTREAM_OPERATION_CONCURRENCY`, default 16, at most 64. */
+  operationConcurrency: number;
 }
 
 export interface Config {
@@ -219,11 +222,18 @@ function parseBool(name: string, raw: string | undefined, fallback: boolean): bo
   throw new ConfigError(`${name} must be a boolean (1/0, true/false), got "${raw}"`);
 }
 
-function parseCount(name: string, raw: string | undefined, fallback: number): number {
+function parseCount(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
+    const range =
+      max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `an integer from 1 to ${max}`;
+    throw new ConfigError(`${name} must be ${range}, got "${raw}"`);
   }
   return value;
 }
@@ -298,6 +308,12 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
       maxAttempts: parseCount('UPSTREAM_MAX_ATTEMPTS', env.UPSTREAM_MAX_ATTEMPTS, 3),
       breakerFailures: parseCount('BREAKER_FAILURES', env.BREAKER_FAILURES, 10),
       breakerCooldownMs: parseCount('BREAKER_COOLDOWN_MS', env.BREAKER_COOLDOWN_MS, 5000),
+      operationConcurrency: parseCount(
+        'UPSTREAM_OPERATION_CONCURRENCY',
+        env.UPSTREAM_OPERATION_CONCURRENCY,
+        DEFAULT_CALLS_PER_OPERATION,
+        DEFAULT_POOL_CONNECTIONS,
+      ),
     },
     logRequests: parseBool('LOG_REQUESTS', env.LOG_REQUESTS, true),
     fastPath: parseBool('FAST_PATH', env.FAST_PATH, true),

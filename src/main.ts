@@ -97,6 +97,7 @@ async function main(): Promise<void> {
         cooldownMs: g.resilience?.breakerCooldownMs,
       },
     },
+    pool: { perOperation: g.resilience?.operationConcurrency },
     logger: g.logRequests === false ? undefined : logger,
     jit: g.jit,
     health,

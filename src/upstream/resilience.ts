@@ -22,7 +22,9 @@ import {
  * - a 200 whose body is not the JSON it should be → reason 'invalid-body';
  * - anything thrown while the given signal is aborted is re-classified here ('timeout' for the
  *   attempt's own timer, 'deadline' for the operation's deadline, CLIENT_CLOSED_REQUEST for a
- *   client that went away), so the client need not know which timer fired.
+ *   client that went away), so the client need not know which timer fired;
+ * - it may report that it waits for a connection slot (`SlotWait`): the attempt's timeout runs
+ *   only while it is sent, and the wait is never held against the upstream.
  */
 
 /** Circuit breaker settings (one breaker per upstream origin). */
@@ -40,7 +42,10 @@ export interface BreakerOptions {
 }
 
 export interface ResilienceOptions {
-  /** Timeout of one HTTP attempt (connect to end of body), ms. Default 5,000. */
+  /**
+   * Timeout of one HTTP attempt (from the moment it is sent to the end of its body; time spent
+   * waiting for a connection slot is not part of it), ms. Default 5,000.
+   */
   attemptTimeoutMs: number;
   /** Attempts for GET/HEAD including the first; other methods always get exactly 1. Default 3. */
   maxAttempts: number;
@@ -93,8 +98,14 @@ export interface UpstreamCall {
   onAttempt?: ((attempt: number) => void) | undefined;
 }
 
+/**
+ * What an attempt reports while it waits for a connection slot: `true` when it starts waiting,
+ * `false` when it has one and is being sent (never called when a slot was free at once).
+ */
+export type SlotWait = (waiting: boolean) => void;
+
 /** Performs one HTTP attempt; must stop when `signal` aborts. */
-export type Attempt<T> = (signal: AbortSignal, attempt: number) => Promise<T>;
+export type Attempt<T> = (signal: AbortSignal, attempt: number, slotWait: SlotWait) => Promise<T>;
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -129,6 +140,10 @@ export function isUpstreamFailure(error: unknown): boolean {
       // choices, circuit-open is ours: none of them says the origin is down.
       return false;
   }
+}
+
+function isDeadline(error: unknown): boolean {
+  return error instanceof UpstreamUnavailableError && error.reason === 'deadline';
 }
 
 function isRetryable(error: unknown): boolean {
@@ -295,6 +310,12 @@ export function resolveResilienceOptions(config: ResilienceConfig = {}): Resilie
   };
 }
 
+/** How one attempt ended, beside its result or error: what the breaker needs to know. */
+interface AttemptTrace {
+  /** It was cut by the operation's deadline while sent (not while waiting for a slot). */
+  deadlineWhileSent: boolean;
+}
+
 export function createResilience(config: ResilienceConfig = {}): Resilience {
   const options = resolveResilienceOptions(config);
   const now = options.now ?? Date.now;
@@ -310,32 +331,53 @@ export function createResilience(config: ResilienceConfig = {}): Resilience {
     return breaker;
   };
 
-  /** One attempt under its own timer, linked to the operation signal, cleaned up after. */
-  async function runAttempt<T>(call: UpstreamCall, attempt: Attempt<T>, index: number): Promise<T> {
+  /**
+   * One attempt under its own timer, linked to the operation signal, cleaned up after. The timer
+   * runs only while the attempt is sent: it stops while the attempt waits for a slot and starts
+   * afresh when it gets one, so a call queued behind others in the gateway never times out for it.
+   */
+  async function runAttempt<T>(
+    call: UpstreamCall,
+    attempt: Attempt<T>,
+    index: number,
+    trace: AttemptTrace,
+  ): Promise<T> {
     const parent = call.signal;
     if (parent?.aborted) throw abortError(parent);
-    const remaining = call.deadlineAt === undefined ? Infinity : call.deadlineAt - now();
-    const timeoutMs = Math.max(1, Math.min(options.attemptTimeoutMs, remaining));
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(
-        new UpstreamUnavailableError('The upstream did not answer in time', {
-          reason: 'timeout',
-        }),
-      );
-    }, timeoutMs);
+    let waiting = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      const remaining = call.deadlineAt === undefined ? Infinity : call.deadlineAt - now();
+      const timeoutMs = Math.max(1, Math.min(options.attemptTimeoutMs, remaining));
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(
+          new UpstreamUnavailableError('The upstream did not answer in time', {
+            reason: 'timeout',
+          }),
+        );
+      }, timeoutMs);
+    };
+    const slotWait: SlotWait = (nowWaiting) => {
+      waiting = nowWaiting;
+      clearTimeout(timer);
+      if (!nowWaiting) arm();
+    };
+    arm();
     const onParentAbort = () => controller.abort(parent?.reason);
     parent?.addEventListener('abort', onParentAbort, { once: true });
     try {
       call.onAttempt?.(index);
-      return await attempt(controller.signal, index);
+      return await attempt(controller.signal, index, slotWait);
     } catch (error) {
       if (parent?.aborted) {
-        // The deadline firing mid-attempt is the upstream being slow: report it as 'deadline'
-        // (the caller's view) but let the breaker see a timeout below.
-        throw abortError(parent, error);
+        const failure = abortError(parent, error);
+        // The deadline firing while the attempt was at the upstream is the upstream being slow
+        // (the breaker hears of it); firing while it waited for a slot is the gateway's queue.
+        trace.deadlineWhileSent = !waiting && isDeadline(failure);
+        throw failure;
       }
       if (timedOut) {
         throw new UpstreamUnavailableError('The upstream did not answer in time', {
@@ -353,15 +395,15 @@ export function createResilience(config: ResilienceConfig = {}): Resilience {
   async function execute<T>(call: UpstreamCall, attempt: Attempt<T>): Promise<T> {
     const breaker = breakerFor(call.origin);
     const attempts = IDEMPOTENT.has(call.method.toUpperCase()) ? options.maxAttempts : 1;
+    const trace: AttemptTrace = { deadlineWhileSent: false };
     for (let index = 0; ; index++) {
       const release = breaker.acquire();
       let result: T;
       try {
-        result = await runAttempt(call, attempt, index);
+        result = await runAttempt(call, attempt, index, trace);
       } catch (error) {
-        const deadlineMidAttempt =
-          error instanceof UpstreamUnavailableError && error.reason === 'deadline';
-        breaker.record(isUpstreamFailure(error) || deadlineMidAttempt ? 'failure' : 'neutral');
+        // A deadline counts when it cut an attempt at the upstream, not one waiting for a slot.
+        breaker.record(isUpstreamFailure(error) || trace.deadlineWhileSent ? 'failure' : 'neutral');
         release();
         if (index + 1 >= attempts || !isRetryable(error)) throw error;
         const delay = backoffDelay(error, index);
@@ -411,6 +453,7 @@ export function createResilientSend(
         signal: context.signal,
         deadlineAt: context.deadlineAt,
       },
-      (signal, attempt) => send(transport, request, { ...context, signal, attempt }),
+      (signal, attempt, onSlotWait) =>
+        send(transport, request, { ...context, signal, attempt, onSlotWait }),
     );
 }

@@ -215,6 +215,43 @@ describe('circuit breaker', () => {
     expect(resilience.breaker('b').state).toBe('closed');
   });
 
+  it('does not count a call that waited for a slot past the deadline, nor a cancelled one', async () => {
+    const resilience = createResilience({ ...fast, breaker: { minimumCalls: 2 } });
+    // Waits for a connection slot (as sendUpstreamAttempt reports it) until the deadline.
+    const queued = (signal: AbortSignal, _index: number, slotWait: (waiting: boolean) => void) =>
+      new Promise<string>((_resolve, reject) => {
+        slotWait(true);
+        signal.addEventListener('abort', () => reject(signal.reason));
+      });
+    for (let i = 0; i < 5; i++) {
+      await expect(
+        resilience.execute({ method: 'GET', origin: 'q', signal: AbortSignal.timeout(20) }, queued),
+      ).rejects.toMatchObject({ reason: 'deadline' });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 10);
+      await expect(
+        resilience.execute({ method: 'GET', origin: 'q', signal: controller.signal }, queued),
+      ).rejects.toMatchObject({ code: 'CLIENT_CLOSED_REQUEST' });
+    }
+    expect(resilience.breaker('q').state).toBe('closed');
+  });
+
+  it('times an attempt from when it got its slot, not from when it began to wait', async () => {
+    const resilience = createResilience({ ...fast, attemptTimeoutMs: 60, maxAttempts: 1 });
+    // Waits 150 ms for a slot, then the upstream answers in 30 ms.
+    const slow = async (signal: AbortSignal, _index: number, slotWait: (w: boolean) => void) => {
+      slotWait(true);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      slotWait(false);
+      await new Promise((resolve, reject) => {
+        setTimeout(resolve, 30);
+        signal.addEventListener('abort', () => reject(signal.reason));
+      });
+      return 'ok';
+    };
+    await expect(resilience.execute({ method: 'GET', origin: 's' }, slow)).resolves.toBe('ok');
+  });
+
   it('keeps one breaker per origin', async () => {
     const resilience = createResilience({
       ...fast,
