@@ -93,7 +93,12 @@ async function main(): Promise<void> {
       attemptTimeoutMs: g.resilience?.attemptTimeoutMs,
       maxAttempts: g.resilience?.maxAttempts,
       breaker: {
-        consecutiveFailures: g.resilience?.breakerFailures,
+        failureRatio:
+          g.resilience?.breakerFailureRate === undefined
+            ? undefined
+            : g.resilience.breakerFailureRate / 100,
+        minimumCalls: g.resilience?.breakerMinCalls,
+        windowMs: g.resilience?.breakerWindowMs,
         cooldownMs: g.resilience?.breakerCooldownMs,
       },
     },

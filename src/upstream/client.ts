@@ -1,9 +1,10 @@
 /**
  * The v2 REST client. One undici Pool per upstream origin is created once per gateway
- * (`createUpstreamTransport`) and shared by every request; the per-request client
- * (`createUpstreamClient`) binds the caller's Authorization header, the request id, the call
- * budget and the operation's abort signal. `sendUpstreamAttempt` performs exactly one HTTP
- * attempt and maps the answer to a typed error, so resilience (retries, breaker) can wrap it.
+ * (`createUpstreamTransport`) and shared by every request, its connections handed out fairly
+ * between operations (./call-slots.ts); the per-request client (`createUpstreamClient`) binds
+ * the caller's Authorization header, the request id, the call budget, the operation's share of
+ * the pool and its abort signal. `sendUpstreamAttempt` performs exactly one HTTP attempt and
+ * maps the answer to a typed error, so resilience (retries, breaker) can wrap it.
  */
 import { randomUUID } from 'node:crypto';
 import { type Dispatcher, Pool } from 'undici';

@@ -25,17 +25,24 @@ import {
  *   client that went away), so the client need not know which timer fired;
  * - it may report that it waits for a connection slot (`SlotWait`): the attempt's timeout runs
  *   only while it is sent, and the wait is never held against the upstream.
+ *
+ * The breaker judges logical calls, not attempts. A retried call that then succeeds is one
+ * success, whatever its first attempt met. It opens on a sustained failure RATE — at least
+ * `failureRatio` of the calls that finished in the last `windowMs`, once there were at least
+ * `minimumCalls` of them — as resilience4j's and Polly's breakers do, never on a run of
+ * consecutive failures: under concurrency failures arrive in bursts (a 503 comes back at once,
+ * the successes sent beside it take the upstream's full time, so one tick's batch of calls
+ * answers its failures together), and a run of ten says how many calls were in flight, not that
+ * the origin is down.
  */
 
 /** Circuit breaker settings (one breaker per upstream origin). */
 export interface BreakerOptions {
-  /** Consecutive failures that open the breaker. Default 10. */
-  consecutiveFailures: number;
-  /** Rolling window for the failure ratio, ms. Default 10,000. */
+  /** Sliding window over which the failure ratio is taken, ms. Default 10,000. */
   windowMs: number;
-  /** Calls needed in the window before the ratio counts. Default 20. */
+  /** Finished calls needed in the window before the ratio may open the breaker. Default 20. */
   minimumCalls: number;
-  /** Failure ratio in the window that opens the breaker. Default 0.5. */
+  /** Failure ratio in the window (0–1] that opens the breaker. Default 0.5. */
   failureRatio: number;
   /** How long the breaker stays open before one half-open probe is let through, ms. Default 5,000. */
   cooldownMs: number;
@@ -65,7 +72,6 @@ export interface ResilienceOptions {
 }
 
 export const DEFAULT_BREAKER_OPTIONS: BreakerOptions = {
-  consecutiveFailures: 10,
   windowMs: 10_000,
   minimumCalls: 20,
   failureRatio: 0.5,
@@ -109,11 +115,26 @@ export type Attempt<T> = (signal: AbortSignal, attempt: number, slotWait: SlotWa
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
+/** Leave to send one attempt: a plain pass while closed, the one probe while half-open. */
+export interface BreakerPermit {
+  readonly probe: boolean;
+  /** The breaker's state change count when the permit was given. */
+  readonly generation: number;
+}
+
+export type BreakerOutcome = 'success' | 'failure' | 'neutral';
+
 export interface CircuitBreaker {
   readonly state: BreakerState;
-  /** Throws UpstreamUnavailableError('circuit-open') unless a call may go out now. */
-  acquire(): () => void;
-  record(outcome: 'success' | 'failure' | 'neutral'): void;
+  /** Throws UpstreamUnavailableError('circuit-open') unless an attempt may go out now. */
+  acquire(): BreakerPermit;
+  /**
+   * The outcome of what the permit let through. While closed, one outcome per logical call
+   * (its last attempt's permit); a permit given before the breaker last changed state is
+   * ignored, so a call sent before it opened neither re-opens nor closes it. A probe's outcome
+   * closes (success) or re-opens (failure) the breaker; a neutral one lets the next call probe.
+   */
+  settle(permit: BreakerPermit, outcome: BreakerOutcome): void;
 }
 
 export interface Resilience {
@@ -142,10 +163,6 @@ export function isUpstreamFailure(error: unknown): boolean {
   }
 }
 
-function isDeadline(error: unknown): boolean {
-  return error instanceof UpstreamUnavailableError && error.reason === 'deadline';
-}
-
 function isRetryable(error: unknown): boolean {
   if (error instanceof RateLimitedError) return true;
   if (!(error instanceof UpstreamUnavailableError)) return false;
@@ -153,20 +170,26 @@ function isRetryable(error: unknown): boolean {
   return error.reason === 'connect' || error.reason === 'reset' || error.reason === 'timeout';
 }
 
+function isDeadline(error: unknown): boolean {
+  return error instanceof UpstreamUnavailableError && error.reason === 'deadline';
+}
+
 export function createCircuitBreaker(
   options: BreakerOptions,
   now: () => number = Date.now,
 ): CircuitBreaker {
   let state: BreakerState = 'closed';
-  let consecutive = 0;
+  let generation = 0;
   let openedAt = 0;
   let probing = false;
-  // Rolling window as 10 buckets of [calls, failures]: O(1) memory however busy the origin is.
+  // Sliding window as 10 buckets of [calls, failures]: O(1) memory however busy the origin is.
   const bucketCount = 10;
   const bucketMs = Math.max(1, Math.ceil(options.windowMs / bucketCount));
   const calls = new Array<number>(bucketCount).fill(0);
   const failures = new Array<number>(bucketCount).fill(0);
   let lastBucket = Math.floor(now() / bucketMs);
+  // While closed every permit is the same: one object per generation, not one per attempt.
+  let closedPermit: BreakerPermit = { probe: false, generation };
 
   const rotate = () => {
     const current = Math.floor(now() / bucketMs);
@@ -180,16 +203,16 @@ export function createCircuitBreaker(
     return lastBucket % bucketCount;
   };
 
-  const reset = () => {
-    consecutive = 0;
-    calls.fill(0);
-    failures.fill(0);
-  };
-
-  const open = () => {
-    state = 'open';
-    openedAt = now();
+  const transition = (next: BreakerState) => {
+    state = next;
+    generation += 1;
     probing = false;
+    closedPermit = { probe: false, generation };
+    if (next === 'open') openedAt = now();
+    if (next === 'closed') {
+      calls.fill(0);
+      failures.fill(0);
+    }
   };
 
   return {
@@ -198,52 +221,37 @@ export function createCircuitBreaker(
       return state;
     },
     acquire() {
+      if (state === 'closed') return closedPermit;
       if (state === 'open') {
         if (now() - openedAt < options.cooldownMs) throw circuitOpen();
-        state = 'half-open';
+        transition('half-open');
       }
-      if (state === 'half-open') {
-        // Exactly one probe at a time; everyone else keeps failing fast until it answers.
-        if (probing) throw circuitOpen();
-        probing = true;
-        let released = false;
-        return () => {
-          if (!released) {
-            released = true;
-            probing = false;
-          }
-        };
-      }
-      return () => {};
+      // Half-open: exactly one probe at a time; everyone else fails fast until it answers.
+      if (probing) throw circuitOpen();
+      probing = true;
+      return { probe: true, generation };
     },
-    record(outcome) {
-      if (outcome === 'neutral') return;
-      if (state === 'half-open') {
-        probing = false;
-        if (outcome === 'success') {
-          state = 'closed';
-          reset();
-        } else {
-          open();
-        }
+    settle(permit, outcome) {
+      if (permit.generation !== generation) return;
+      if (permit.probe) {
+        if (outcome === 'success') transition('closed');
+        else if (outcome === 'failure') transition('open');
+        else probing = false;
         return;
       }
-      if (state === 'open') return;
+      if (state !== 'closed' || outcome === 'neutral') return;
       const index = rotate();
       calls[index] = (calls[index] ?? 0) + 1;
-      if (outcome === 'success') {
-        consecutive = 0;
-        return;
-      }
+      if (outcome === 'success') return;
       failures[index] = (failures[index] ?? 0) + 1;
-      consecutive += 1;
-      const total = calls.reduce((a, b) => a + b, 0);
-      const failed = failures.reduce((a, b) => a + b, 0);
-      if (
-        consecutive >= options.consecutiveFailures ||
-        (total >= options.minimumCalls && failed / total >= options.failureRatio)
-      ) {
-        open();
+      let total = 0;
+      let failed = 0;
+      for (let i = 0; i < bucketCount; i++) {
+        total += calls[i] ?? 0;
+        failed += failures[i] ?? 0;
+      }
+      if (total >= options.minimumCalls && failed >= options.failureRatio * total) {
+        transition('open');
       }
     },
   };
@@ -396,30 +404,52 @@ export function createResilience(config: ResilienceConfig = {}): Resilience {
     const breaker = breakerFor(call.origin);
     const attempts = IDEMPOTENT.has(call.method.toUpperCase()) ? options.maxAttempts : 1;
     const trace: AttemptTrace = { deadlineWhileSent: false };
+    // Whether the last failed attempt was the upstream's fault (5xx, timeout, connection).
+    let lastFault = false;
     for (let index = 0; ; index++) {
-      const release = breaker.acquire();
+      const permit = breaker.acquire();
       let result: T;
       try {
         result = await runAttempt(call, attempt, index, trace);
       } catch (error) {
-        // A deadline counts when it cut an attempt at the upstream, not one waiting for a slot.
-        breaker.record(isUpstreamFailure(error) || trace.deadlineWhileSent ? 'failure' : 'neutral');
-        release();
-        if (index + 1 >= attempts || !isRetryable(error)) throw error;
-        const delay = backoffDelay(error, index);
-        if (delay === undefined) throw error;
-        if (call.deadlineAt !== undefined && now() + delay >= call.deadlineAt) throw error;
+        const fault = isUpstreamFailure(error);
+        const retry = retryDelay(call, error, index, attempts);
+        if (retry === undefined) {
+          // The logical call is over: one outcome for the breaker. A deadline counts when it cut
+          // an attempt at the upstream, or cut the wait after the upstream had failed it.
+          const failed = fault || (isDeadline(error) && (trace.deadlineWhileSent || lastFault));
+          breaker.settle(permit, failed ? 'failure' : 'neutral');
+          throw error;
+        }
+        // A failed probe re-opens the breaker at once; the retry then fails fast.
+        if (permit.probe) breaker.settle(permit, fault ? 'failure' : 'neutral');
+        lastFault = fault;
         try {
-          await sleep(delay, call.signal);
+          await sleep(retry, call.signal);
         } catch {
-          throw call.signal ? abortError(call.signal) : error;
+          const failure = call.signal ? abortError(call.signal) : error;
+          breaker.settle(permit, lastFault && isDeadline(failure) ? 'failure' : 'neutral');
+          throw failure;
         }
         continue;
       }
-      breaker.record('success');
-      release();
+      breaker.settle(permit, 'success');
       return result;
     }
+  }
+
+  /** Delay before the next attempt of a failed one, or undefined when there is none. */
+  function retryDelay(
+    call: UpstreamCall,
+    error: unknown,
+    index: number,
+    attempts: number,
+  ): number | undefined {
+    if (index + 1 >= attempts || !isRetryable(error)) return undefined;
+    const delay = backoffDelay(error, index);
+    if (delay === undefined) return undefined;
+    if (call.deadlineAt !== undefined && now() + delay >= call.deadlineAt) return undefined;
+    return delay;
   }
 
   /** Delay before the next attempt, or undefined when the upstream asked for too long. */

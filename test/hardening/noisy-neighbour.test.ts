@@ -29,6 +29,10 @@ const PER_OPERATION = CONNECTIONS / 4;
 const BUDGET = 12;
 const NOISY_CLIENTS = 4;
 const QUIET_READS = 20;
+/** The attempt timeout: roomy, as the suite shares two cores with everything else. */
+const ATTEMPT_MS = 2_000;
+/** How long the slow upstream takes per call. */
+const SLOW_MS = 600;
 
 const NODES = `query Noisy($ids: [ID!]!) {
   nodes(ids: $ids) { id ... on CustomApiEntry { upstreamId } }
@@ -52,7 +56,7 @@ beforeAll(async () => {
     gateway: {
       callBudget: BUDGET,
       pool: { connections: CONNECTIONS },
-      resilience: { attemptTimeoutMs: 1_000 },
+      resilience: { attemptTimeoutMs: ATTEMPT_MS },
     },
   });
   fault = stack.fault as FaultUpstream;
@@ -104,6 +108,7 @@ async function hammer(ids: () => string[]) {
         ok: response.status === 200 && response.body.data?.orders?.totalCount === 0,
         code: response.body.errors?.[0]?.extensions?.code,
       });
+
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     quietDone = true;
@@ -132,7 +137,7 @@ describe('a store whose queries need more calls than their budget, on a hanging 
     expect(new Set(noisy.map((n) => n.code))).toEqual(new Set(['UPSTREAM_BUDGET_EXCEEDED']));
 
     // When a noisy operation's answer was final, what it had in flight was aborted: a hanging
-    // upstream never closes a call itself (the 1 s attempt timeout would, and a retry would
+    // upstream never closes a call itself (the 2 s attempt timeout would, and a retry would
     // follow). Calls written just before the answer may reach the upstream just after it; they
     // are closed at once too. Wait for the closes to be seen, far less than the attempt timeout.
     const noisyCalls = () => noisy.flatMap((n) => callsOf(n.requestId));
@@ -143,7 +148,7 @@ describe('a store whose queries need more calls than their budget, on a hanging 
     // Past the attempt timeout: still nothing open, and nothing beyond what was in flight ever
     // arrived (no retry, no call that was waiting for a slot): at most one operation's share of
     // the pool per operation, though each asked for 12 calls.
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await new Promise((resolve) => setTimeout(resolve, ATTEMPT_MS + 200));
     expect(noisyCalls().filter((c) => c.closedAt === undefined)).toEqual([]);
     const perOperation = noisy.map((n) => callsOf(n.requestId).length);
     expect(Math.max(...perOperation)).toBeLessThanOrEqual(PER_OPERATION);
@@ -153,9 +158,9 @@ describe('a store whose queries need more calls than their budget, on a hanging 
 describe('a store whose queries use their whole budget, on a slow upstream', () => {
   it('leaves every read of the other store to succeed, and its own queries too', async () => {
     fault.clear();
-    // Each call takes 300 ms at the upstream: four operations of 12 calls on 8 connections
-    // queue for about 1.8 s in the gateway, longer than the 1 s attempt timeout.
-    fault.add({ method: 'GET', path: ENTRIES_PATH, then: { kind: 'delay', ms: 300 } });
+    // Each call takes 600 ms at the upstream: four operations of 12 calls on 8 connections
+    // queue for about 3.6 s in the gateway, longer than the 2 s attempt timeout.
+    fault.add({ method: 'GET', path: ENTRIES_PATH, then: { kind: 'delay', ms: SLOW_MS } });
     const { quiet, noisy } = await hammer(() => entryIds);
     fault.clear();
 
