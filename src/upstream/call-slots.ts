@@ -7,8 +7,9 @@
  * then spends its time — and its timeout — waiting in the gateway, not at the upstream. Here:
  * - at most `capacity` calls are in flight (the pool's connections), so the pool never queues;
  * - one operation (a lane) has at most `perLane` calls in flight, so no caller takes the pool;
- * - a freed slot goes to the next lane in turn (round robin), not to the longest queue, so an
- *   operation with one call waits for at most one slot to free, however many calls others queue;
+ * - a freed slot goes to the waiting lane with the fewest calls in flight (round robin among
+ *   equals), not to the longest queue, so an operation with nothing in flight waits for at most
+ *   one slot to free, however many calls others queued before it;
  * - a waiting call leaves the queue at once when its operation's signal aborts (the client went
  *   away, the deadline passed, or the operation's answer is final).
  * Whether a call waited is reported to the caller, so the time spent here is neither part of the
@@ -67,22 +68,26 @@ export function createCallSlots(capacity: number, perLane: number): CallSlots {
     inFlight += 1;
   };
 
-  /** Gives free slots to waiting calls, one lane after another. */
+  /**
+   * Gives free slots to waiting calls: each to the waiting lane with the fewest calls in flight
+   * (the first in turn among equals), which then goes to the back of the turns.
+   */
   const dispatch = () => {
-    let skipped = 0;
-    while (inFlight < capacity && turns.length > 0 && skipped < turns.length) {
-      const lane = turns.shift() as CallLane;
-      if (lane.inFlight >= perLane) {
-        // At its own cap: it keeps its turn for when one of its calls ends.
-        turns.push(lane);
-        skipped += 1;
-        continue;
+    while (inFlight < capacity && turns.length > 0) {
+      let chosen = -1;
+      for (let i = 0; i < turns.length; i++) {
+        const lane = turns[i] as CallLane;
+        if (lane.inFlight >= perLane) continue;
+        if (chosen === -1 || lane.inFlight < (turns[chosen] as CallLane).inFlight) chosen = i;
+        if (lane.inFlight === 0) break;
       }
+      // Every waiting lane is at its own cap: they wait for one of their calls to end.
+      if (chosen === -1) return;
+      const lane = turns.splice(chosen, 1)[0] as CallLane;
       const waiter = lane.waiting.shift() as Waiter;
       queued -= 1;
       take(lane);
       if (lane.waiting.length > 0) turns.push(lane);
-      skipped = 0;
       waiter.grant();
     }
   };

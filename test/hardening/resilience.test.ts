@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { type CallLane, createCallLane, createCallSlots } from '../../src/upstream/call-slots.ts';
 import {
   createUpstreamTransport,
   sendUpstreamAttempt,
@@ -434,5 +435,39 @@ describe('breaker and pool configuration from the environment', () => {
     expect(() => loadConfig({ BREAKER_FAILURE_RATE: '101' })).toThrow(/from 1 to 100/);
     expect(() => loadConfig({ BREAKER_FAILURE_RATE: '0.5' })).toThrow(/BREAKER_FAILURE_RATE/);
     expect(() => loadConfig({ UPSTREAM_OPERATION_CONCURRENCY: '65' })).toThrow(/from 1 to 64/);
+  });
+});
+
+describe('connection slots shared between operations', () => {
+  it('caps each operation, and gives a freed slot to the next operation in turn', async () => {
+    const slots = createCallSlots(4, 2);
+    const heavy = [createCallLane(), createCallLane()];
+    const granted: string[] = [];
+    const take = (lane: CallLane, name: string) => {
+      const waiting = slots.acquire(lane);
+      if (waiting === undefined) granted.push(name);
+      else void waiting.then(() => granted.push(name));
+    };
+    // Two heavy operations ask for 10 calls each: 2 each get a slot, the rest wait.
+    for (let i = 0; i < 10; i++) {
+      take(heavy[0] as CallLane, `a${i}`);
+      take(heavy[1] as CallLane, `b${i}`);
+    }
+    expect(granted).toEqual(['a0', 'b0', 'a1', 'b1']);
+    expect(slots.queued).toBe(16);
+    // A light operation with one call: the pool is full, so it waits…
+    const light = createCallLane();
+    take(light, 'light');
+    // …for one slot only: the next one freed goes to it, though 16 calls were there first.
+    slots.release(heavy[0] as CallLane);
+    await Promise.resolve();
+    expect(granted.at(-1)).toBe('light');
+    // A waiting call whose operation is over leaves the queue without a slot.
+    const controller = new AbortController();
+    const gone = slots.acquire(createCallLane(), controller.signal);
+    controller.abort(new Error('finished'));
+    await expect(gone).rejects.toThrow('finished');
+    expect(slots.queued).toBe(16);
+    expect(slots.inFlight).toBe(4);
   });
 });
