@@ -19,6 +19,7 @@ import {
 import type { ConnectionLimits } from './commerce-service/connection-limits.ts';
 import type { CorsOrigins } from './gateway/cors.ts';
 import { DEFAULT_CALL_BUDGET } from './upstream/budget.ts';
+import { DEFAULT_CALLS_PER_OPERATION, DEFAULT_POOL_CONNECTIONS } from './upstream/call-slots.ts';
 import {
   DEFAULT_FORWARDED_HEADERS,
   refuseForwardedHeaderName,
@@ -188,10 +189,19 @@ export interface ResilienceConfigValues {
   operationDeadlineMs: number;
   /** Attempts of an upstream GET/HEAD, first included. `UPSTREAM_MAX_ATTEMPTS`, default 3. */
   maxAttempts: number;
-  /** Consecutive upstream failures that open the breaker. `BREAKER_FAILURES`, default 10. */
-  breakerFailures: number;
+  /**
+   * Percentage of the upstream calls finished in the window that failed at which the breaker
+   * opens. `BREAKER_FAILURE_RATE`, 1–100, default 50.
+   */
+  breakerFailureRate: number;
+  /** Calls finished in the window before the rate counts. `BREAKER_MIN_CALLS`, default 20. */
+  breakerMinCalls: number;
+  /** The breaker's sliding window, ms. `BREAKER_WINDOW_MS`, default 10000. */
+  breakerWindowMs: number;
   /** How long an open breaker fails fast before a probe, ms. `BREAKER_COOLDOWN_MS`, default 5000. */
   breakerCooldownMs: number;
+  /** Upstream calls in flight at once for one operation. `UPSTREAM_OPERATION_CONCURRENCY`, default 16, at most 64. */
+  operationConcurrency: number;
 }
 
 export interface Config {
@@ -199,8 +209,39 @@ export interface Config {
   service: ServiceConfig;
 }
 
-function parseCount(name: string, raw: string | undefined, fallback: number): number {
-  return parseWhole(name, raw, fallback, 1);
+function parseCount(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const value = parseWhole(name, raw, fallback, 1);
+  if (value > max) {
+    throw new ConfigError(`${name} must be an integer from 1 to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/**
+ * The breaker opens on a failure rate over a sliding window. `BREAKER_FAILURES` (consecutive
+ * failures) meant something the breaker no longer does: a deployment that still sets it is told
+ * so at startup rather than silently getting another breaker than it asked for.
+ */
+function breakerFromEnv(
+  env: Env,
+): Pick<ResilienceConfigValues, 'breakerFailureRate' | 'breakerMinCalls' | 'breakerWindowMs'> {
+  if (env.BREAKER_FAILURES !== undefined && env.BREAKER_FAILURES !== '') {
+    throw new ConfigError(
+      'BREAKER_FAILURES is no longer read: the circuit breaker opens on a failure rate, not on ' +
+        'consecutive failures. Remove it and set BREAKER_FAILURE_RATE (percent, default 50), ' +
+        'BREAKER_MIN_CALLS (default 20) and BREAKER_WINDOW_MS (default 10000) instead',
+    );
+  }
+  return {
+    breakerFailureRate: parseCount('BREAKER_FAILURE_RATE', env.BREAKER_FAILURE_RATE, 50, 100),
+    breakerMinCalls: parseCount('BREAKER_MIN_CALLS', env.BREAKER_MIN_CALLS, 20),
+    breakerWindowMs: parseCount('BREAKER_WINDOW_MS', env.BREAKER_WINDOW_MS, 10_000),
+  };
 }
 
 function parseUrl(name: string, raw: string | undefined): string | undefined {
@@ -258,8 +299,14 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
       attemptTimeoutMs: parseCount('UPSTREAM_TIMEOUT_MS', env.UPSTREAM_TIMEOUT_MS, 5000),
       operationDeadlineMs: parseCount('OPERATION_DEADLINE_MS', env.OPERATION_DEADLINE_MS, 15000),
       maxAttempts: parseCount('UPSTREAM_MAX_ATTEMPTS', env.UPSTREAM_MAX_ATTEMPTS, 3),
-      breakerFailures: parseCount('BREAKER_FAILURES', env.BREAKER_FAILURES, 10),
+      ...breakerFromEnv(env),
       breakerCooldownMs: parseCount('BREAKER_COOLDOWN_MS', env.BREAKER_COOLDOWN_MS, 5000),
+      operationConcurrency: parseCount(
+        'UPSTREAM_OPERATION_CONCURRENCY',
+        env.UPSTREAM_OPERATION_CONCURRENCY,
+        DEFAULT_CALLS_PER_OPERATION,
+        DEFAULT_POOL_CONNECTIONS,
+      ),
     },
     logRequests: parseBool('LOG_REQUESTS', env.LOG_REQUESTS, true),
     fastPath: parseBool('FAST_PATH', env.FAST_PATH, true),

@@ -113,10 +113,16 @@ async function main(): Promise<void> {
       attemptTimeoutMs: g.resilience?.attemptTimeoutMs,
       maxAttempts: g.resilience?.maxAttempts,
       breaker: {
-        consecutiveFailures: g.resilience?.breakerFailures,
+        failureRatio:
+          g.resilience?.breakerFailureRate === undefined
+            ? undefined
+            : g.resilience.breakerFailureRate / 100,
+        minimumCalls: g.resilience?.breakerMinCalls,
+        windowMs: g.resilience?.breakerWindowMs,
         cooldownMs: g.resilience?.breakerCooldownMs,
       },
     },
+    pool: { perOperation: g.resilience?.operationConcurrency },
     logger: g.logRequests === false ? undefined : logger,
     jit: g.jit,
     health,

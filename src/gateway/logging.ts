@@ -214,7 +214,8 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
         method: request.method,
         path,
         operationName: state.operationName ?? null,
-        status: response.status,
+        // nginx's 499: the client went away, so the status above it was never delivered.
+        status: state.errorCodes.includes('CLIENT_CLOSED_REQUEST') ? 499 : response.status,
         durationMs: Math.round((performance.now() - state.started) * 100) / 100,
         upstreamCalls: typeof used === 'number' ? used : 0,
         ...(state.errorCodes.length > 0 ? { errors: [...new Set(state.errorCodes)] } : {}),

@@ -15,9 +15,11 @@
  *   admits them, so callers without a valid token (and documents that never call the upstream)
  *   cannot take the label values for good; unnamed operations are `anonymous`;
  * - `outcome` is `ok` or the first error's `extensions.code` when it looks like a code
- *   (`[A-Z][A-Z0-9_]*`, at most 64 distinct), else `ERROR`;
+ *   (`[A-Z][A-Z0-9_]*`, at most 64 distinct), else `ERROR`; a client that went away before its
+ *   answer is `CLIENT_CLOSED_REQUEST`, not an upstream failure;
  * - upstream routes are templates (src/upstream/route-template.ts), statuses are numbers or one
- *   of the client's failure reasons (`timeout`, `connect`, `reset`, …).
+ *   of the client's failure reasons (`timeout`, `connect`, `reset`, `aborted` for a call the
+ *   gateway cancelled, `client-closed` for one whose client went away, …).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';

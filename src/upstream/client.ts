@@ -1,19 +1,28 @@
 /**
  * The v2 REST client. One undici Pool per upstream origin is created once per gateway
- * (`createUpstreamTransport`) and shared by every request; the per-request client
- * (`createUpstreamClient`) binds the caller's Authorization header, the request id, the call
- * budget and the operation's abort signal. `sendUpstreamAttempt` performs exactly one HTTP
- * attempt and maps the answer to a typed error, so resilience (retries, breaker) can wrap it.
+ * (`createUpstreamTransport`) and shared by every request, its connections handed out fairly
+ * between operations (./call-slots.ts); the per-request client (`createUpstreamClient`) binds
+ * the caller's Authorization header, the request id, the call budget, the operation's share of
+ * the pool and its abort signal. `sendUpstreamAttempt` performs exactly one HTTP attempt and
+ * maps the answer to a typed error, so resilience (retries, breaker) can wrap it.
  */
 import { randomUUID } from 'node:crypto';
 import { type Dispatcher, Pool } from 'undici';
 import type { CallBudget } from './budget.ts';
+import {
+  type CallLane,
+  type CallSlots,
+  createCallLane,
+  createCallSlots,
+  DEFAULT_POOL_CONNECTIONS,
+} from './call-slots.ts';
 import {
   BadUserInputError,
   ConflictError,
   EntryTooLargeError,
   ForbiddenError,
   type GatewayError,
+  isGatewayError,
   NotFoundError,
   PreconditionFailedError,
   RateLimitedError,
@@ -25,6 +34,12 @@ import {
 export interface UpstreamPoolOptions {
   /** Maximum sockets to the upstream origin. Default 64. */
   connections?: number;
+  /**
+   * Most upstream calls one operation has in flight at once; its further calls wait for a slot,
+   * taking turns with other operations' calls (src/upstream/call-slots.ts). Default: a quarter
+   * of `connections` (16 of 64), so no one operation ever holds the whole pool.
+   */
+  perOperation?: number;
   /** Time to establish a TCP (and TLS) connection. Default 2,000 ms. */
   connectTimeoutMs?: number;
   /** Time from sending a request until the response headers arrive. Default 10,000 ms. */
@@ -44,6 +59,8 @@ export interface UpstreamTransport {
   /** Path prefix of the configured base URL ('' or e.g. '/commerce'), without trailing slash. */
   readonly basePath: string;
   readonly pool: Pool;
+  /** The pool's connections, shared fairly between operations (src/upstream/call-slots.ts). */
+  readonly slots: CallSlots;
   readonly maxResponseBytes: number;
   /**
    * Told of every attempt sent on this transport (metrics, traces: src/gateway/metrics.ts,
@@ -78,8 +95,9 @@ export function createUpstreamTransport(
   options: UpstreamPoolOptions = {},
 ): UpstreamTransport {
   const url = new URL(baseUrl);
+  const connections = options.connections ?? DEFAULT_POOL_CONNECTIONS;
   const pool = new Pool(url.origin, {
-    connections: options.connections ?? 64,
+    connections,
     connect: { timeout: options.connectTimeoutMs ?? 2_000 },
     headersTimeout: options.headersTimeoutMs ?? 10_000,
     bodyTimeout: options.bodyTimeoutMs ?? 10_000,
@@ -91,6 +109,10 @@ export function createUpstreamTransport(
     origin: url.origin,
     basePath: url.pathname.replace(/\/+$/, ''),
     pool,
+    slots: createCallSlots(
+      connections,
+      Math.min(connections, options.perOperation ?? Math.max(1, Math.floor(connections / 4))),
+    ),
     maxResponseBytes: options.maxResponseBytes ?? 8 * 1024 * 1024,
     close: () => pool.close(),
   };
@@ -133,6 +155,13 @@ export interface AttemptContext {
   headers?: Readonly<Record<string, string>> | undefined;
   /** 0 for the first attempt of a call, n for its n-th retry (set by resilience.ts). */
   attempt?: number | undefined;
+  /** The operation's share of the transport's slots; calls without one share a lane of their own. */
+  lane?: CallLane | undefined;
+  /**
+   * Told `true` when the attempt has to wait for a free slot and `false` when it gets one (not
+   * called when a slot was free): resilience.ts starts the attempt's timeout only once it is sent.
+   */
+  onSlotWait?: ((waiting: boolean) => void) | undefined;
   /** The operation's trace span (src/gateway/tracing.ts), opaque here; unset when not tracing. */
   trace?: unknown;
 }
@@ -169,7 +198,23 @@ export function buildPath(
   return path;
 }
 
-/** One HTTP attempt: send, read the whole body, map the status. Never retries. */
+/** Lane of the calls made without an operation (e.g. reading Custom API definitions). */
+const sharedLanes = new WeakMap<UpstreamTransport, CallLane>();
+
+function laneOf(transport: UpstreamTransport, context: AttemptContext): CallLane {
+  if (context.lane !== undefined) return context.lane;
+  let lane = sharedLanes.get(transport);
+  if (lane === undefined) {
+    lane = createCallLane();
+    sharedLanes.set(transport, lane);
+  }
+  return lane;
+}
+
+/**
+ * One HTTP attempt: wait for a slot of the transport, send, read the whole body, map the
+ * status. Never retries.
+ */
 export const sendUpstreamAttempt: SendAttempt = async (transport, request, context) => {
   const path = buildPath(transport.basePath, request.segments, request.query);
   const headers: Record<string, string> = {
@@ -186,6 +231,14 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
   if (context.headers !== undefined) Object.assign(headers, context.headers);
   if (request.headers !== undefined) Object.assign(headers, request.headers);
 
+  const lane = laneOf(transport, context);
+  const waiting = transport.slots.acquire(lane, context.signal);
+  if (waiting !== undefined) {
+    context.onSlotWait?.(true);
+    // Rejects with the signal's reason when it aborts first: then nothing was sent.
+    await waiting;
+    context.onSlotWait?.(false);
+  }
   const observer = transport.observer;
   const started = observer?.start?.(request, headers, context);
   let answer: RawAnswer;
@@ -195,6 +248,9 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
     const failure = networkError(error, request.method);
     observer?.end(request, 0, failure, context, started);
     throw failure;
+  } finally {
+    // The socket is free once the answer is read (or the exchange failed).
+    transport.slots.release(lane);
   }
   const { status, headers: responseHeaders, text } = answer;
   const etag = headerValue(responseHeaders['etag']);
@@ -257,8 +313,11 @@ function exchange(
       { method, path, headers, body },
       {
         onRequestStart(started) {
+          // Aborted before undici began writing it: throwing here makes undici drop the request
+          // unsent and keep the connection (its controller's abort would destroy the socket, and
+          // a burst of cancelled calls would then make the pool reconnect for each of them).
+          if (abortedBefore !== undefined) throw abortedBefore;
           controller = started;
-          if (abortedBefore !== undefined) started.abort(abortedBefore as Error);
         },
         onResponseStart(_controller, statusCode, received) {
           status = statusCode;
@@ -337,7 +396,9 @@ const NETWORK_REASONS: Record<string, UpstreamUnavailableError['reason']> = {
 };
 
 function networkError(error: unknown, method: UpstreamMethod): GatewayError {
-  if (error instanceof UpstreamUnavailableError) return error;
+  // Our own abort reasons (an attempt's timeout, a client that went away, a finished operation)
+  // come back as they were given.
+  if (isGatewayError(error)) return error;
   const code = (error as { code?: unknown } | null)?.code;
   const name = (error as { name?: unknown } | null)?.name;
   let reason: UpstreamUnavailableError['reason'] =
@@ -470,6 +531,8 @@ export interface UpstreamClientOptions {
   headers?: Readonly<Record<string, string>> | undefined;
   /** The operation's trace span (AttemptContext.trace), when tracing. */
   trace?: unknown;
+  /** The operation's share of the transport's slots (AttemptContext.lane). */
+  lane?: CallLane;
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
@@ -481,6 +544,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     deadlineAt: options.deadlineAt,
     headers: options.headers,
     trace: options.trace,
+    lane: options.lane,
   };
   return {
     request(request) {

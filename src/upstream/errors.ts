@@ -23,6 +23,7 @@ export type GatewayErrorCode =
   | 'UPSTREAM_BUDGET_EXCEEDED'
   | 'VALUE_OUT_OF_RANGE'
   | 'WRITE_COMMITTED'
+  | 'CLIENT_CLOSED_REQUEST'
   // Refusals of the request or the document, before any operation runs (below).
   | 'QUERY_TOO_COMPLEX'
   | 'BAD_REQUEST'
@@ -177,6 +178,19 @@ export class WriteCommittedError extends GatewayError {
   }
 }
 
+/**
+ * The client went away (closed its connection) before the answer was ready, so the operation's
+ * upstream calls were cancelled. Nobody receives this error: it exists so that logs and metrics
+ * say what happened (nginx's 499, "client closed request") instead of blaming the upstream, and
+ * so that the circuit breaker never counts it.
+ */
+export class ClientClosedRequestError extends GatewayError {
+  override name = 'ClientClosedRequestError';
+  readonly code = 'CLIENT_CLOSED_REQUEST';
+  /** As UpstreamUnavailableError's: what an upstream attempt's metrics and span are labelled. */
+  readonly reason = 'client-closed';
+}
+
 export function isGatewayError(error: unknown): error is GatewayError {
   return error instanceof GatewayError;
 }
@@ -286,6 +300,7 @@ const GATEWAY_CODES: Record<GatewayErrorCode, true> = {
   UPSTREAM_BUDGET_EXCEEDED: true,
   VALUE_OUT_OF_RANGE: true,
   WRITE_COMMITTED: true,
+  CLIENT_CLOSED_REQUEST: true,
   QUERY_TOO_COMPLEX: true,
   BAD_REQUEST: true,
   UNSUPPORTED_MEDIA_TYPE: true,

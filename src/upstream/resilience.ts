@@ -1,5 +1,6 @@
 import { type AttemptContext, type SendAttempt, sendUpstreamAttempt } from './client.ts';
 import {
+  ClientClosedRequestError,
   type GatewayError,
   isGatewayError,
   RateLimitedError,
@@ -20,26 +21,38 @@ import {
  * - 429 → RateLimitedError with `retryAfterMs` when the upstream sent `Retry-After`;
  * - a 200 whose body is not the JSON it should be → reason 'invalid-body';
  * - anything thrown while the given signal is aborted is re-classified here ('timeout' for the
- *   attempt's own timer, 'deadline' for the operation's deadline, 'aborted' for a client that
- *   went away), so the client need not know which timer fired.
+ *   attempt's own timer, 'deadline' for the operation's deadline, CLIENT_CLOSED_REQUEST for a
+ *   client that went away), so the client need not know which timer fired;
+ * - it may report that it waits for a connection slot (`SlotWait`): the attempt's timeout runs
+ *   only while it is sent, and the wait is never held against the upstream.
+ *
+ * The breaker judges logical calls, not attempts. A retried call that then succeeds is one
+ * success, whatever its first attempt met. It opens on a sustained failure RATE — at least
+ * `failureRatio` of the calls that finished in the last `windowMs`, once there were at least
+ * `minimumCalls` of them — as resilience4j's and Polly's breakers do, never on a run of
+ * consecutive failures: under concurrency failures arrive in bursts (a 503 comes back at once,
+ * the successes sent beside it take the upstream's full time, so one tick's batch of calls
+ * answers its failures together), and a run of ten says how many calls were in flight, not that
+ * the origin is down.
  */
 
 /** Circuit breaker settings (one breaker per upstream origin). */
 export interface BreakerOptions {
-  /** Consecutive failures that open the breaker. Default 10. */
-  consecutiveFailures: number;
-  /** Rolling window for the failure ratio, ms. Default 10,000. */
+  /** Sliding window over which the failure ratio is taken, ms. Default 10,000. */
   windowMs: number;
-  /** Calls needed in the window before the ratio counts. Default 20. */
+  /** Finished calls needed in the window before the ratio may open the breaker. Default 20. */
   minimumCalls: number;
-  /** Failure ratio in the window that opens the breaker. Default 0.5. */
+  /** Failure ratio in the window (0–1] that opens the breaker. Default 0.5. */
   failureRatio: number;
   /** How long the breaker stays open before one half-open probe is let through, ms. Default 5,000. */
   cooldownMs: number;
 }
 
 export interface ResilienceOptions {
-  /** Timeout of one HTTP attempt (connect to end of body), ms. Default 5,000. */
+  /**
+   * Timeout of one HTTP attempt (from the moment it is sent to the end of its body; time spent
+   * waiting for a connection slot is not part of it), ms. Default 5,000.
+   */
   attemptTimeoutMs: number;
   /** Attempts for GET/HEAD including the first; other methods always get exactly 1. Default 3. */
   maxAttempts: number;
@@ -59,7 +72,6 @@ export interface ResilienceOptions {
 }
 
 export const DEFAULT_BREAKER_OPTIONS: BreakerOptions = {
-  consecutiveFailures: 10,
   windowMs: 10_000,
   minimumCalls: 20,
   failureRatio: 0.5,
@@ -92,16 +104,37 @@ export interface UpstreamCall {
   onAttempt?: ((attempt: number) => void) | undefined;
 }
 
+/**
+ * What an attempt reports while it waits for a connection slot: `true` when it starts waiting,
+ * `false` when it has one and is being sent (never called when a slot was free at once).
+ */
+export type SlotWait = (waiting: boolean) => void;
+
 /** Performs one HTTP attempt; must stop when `signal` aborts. */
-export type Attempt<T> = (signal: AbortSignal, attempt: number) => Promise<T>;
+export type Attempt<T> = (signal: AbortSignal, attempt: number, slotWait: SlotWait) => Promise<T>;
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
+/** Leave to send one attempt: a plain pass while closed, the one probe while half-open. */
+export interface BreakerPermit {
+  readonly probe: boolean;
+  /** The breaker's state change count when the permit was given. */
+  readonly generation: number;
+}
+
+export type BreakerOutcome = 'success' | 'failure' | 'neutral';
+
 export interface CircuitBreaker {
   readonly state: BreakerState;
-  /** Throws UpstreamUnavailableError('circuit-open') unless a call may go out now. */
-  acquire(): () => void;
-  record(outcome: 'success' | 'failure' | 'neutral'): void;
+  /** Throws UpstreamUnavailableError('circuit-open') unless an attempt may go out now. */
+  acquire(): BreakerPermit;
+  /**
+   * The outcome of what the permit let through. While closed, one outcome per logical call
+   * (its last attempt's permit); a permit given before the breaker last changed state is
+   * ignored, so a call sent before it opened neither re-opens nor closes it. A probe's outcome
+   * closes (success) or re-opens (failure) the breaker; a neutral one lets the next call probe.
+   */
+  settle(permit: BreakerPermit, outcome: BreakerOutcome): void;
 }
 
 export interface Resilience {
@@ -137,20 +170,26 @@ function isRetryable(error: unknown): boolean {
   return error.reason === 'connect' || error.reason === 'reset' || error.reason === 'timeout';
 }
 
+function isDeadline(error: unknown): boolean {
+  return error instanceof UpstreamUnavailableError && error.reason === 'deadline';
+}
+
 export function createCircuitBreaker(
   options: BreakerOptions,
   now: () => number = Date.now,
 ): CircuitBreaker {
   let state: BreakerState = 'closed';
-  let consecutive = 0;
+  let generation = 0;
   let openedAt = 0;
   let probing = false;
-  // Rolling window as 10 buckets of [calls, failures]: O(1) memory however busy the origin is.
+  // Sliding window as 10 buckets of [calls, failures]: O(1) memory however busy the origin is.
   const bucketCount = 10;
   const bucketMs = Math.max(1, Math.ceil(options.windowMs / bucketCount));
   const calls = new Array<number>(bucketCount).fill(0);
   const failures = new Array<number>(bucketCount).fill(0);
   let lastBucket = Math.floor(now() / bucketMs);
+  // While closed every permit is the same: one object per generation, not one per attempt.
+  let closedPermit: BreakerPermit = { probe: false, generation };
 
   const rotate = () => {
     const current = Math.floor(now() / bucketMs);
@@ -164,16 +203,16 @@ export function createCircuitBreaker(
     return lastBucket % bucketCount;
   };
 
-  const reset = () => {
-    consecutive = 0;
-    calls.fill(0);
-    failures.fill(0);
-  };
-
-  const open = () => {
-    state = 'open';
-    openedAt = now();
+  const transition = (next: BreakerState) => {
+    state = next;
+    generation += 1;
     probing = false;
+    closedPermit = { probe: false, generation };
+    if (next === 'open') openedAt = now();
+    if (next === 'closed') {
+      calls.fill(0);
+      failures.fill(0);
+    }
   };
 
   return {
@@ -182,52 +221,37 @@ export function createCircuitBreaker(
       return state;
     },
     acquire() {
+      if (state === 'closed') return closedPermit;
       if (state === 'open') {
         if (now() - openedAt < options.cooldownMs) throw circuitOpen();
-        state = 'half-open';
+        transition('half-open');
       }
-      if (state === 'half-open') {
-        // Exactly one probe at a time; everyone else keeps failing fast until it answers.
-        if (probing) throw circuitOpen();
-        probing = true;
-        let released = false;
-        return () => {
-          if (!released) {
-            released = true;
-            probing = false;
-          }
-        };
-      }
-      return () => {};
+      // Half-open: exactly one probe at a time; everyone else fails fast until it answers.
+      if (probing) throw circuitOpen();
+      probing = true;
+      return { probe: true, generation };
     },
-    record(outcome) {
-      if (outcome === 'neutral') return;
-      if (state === 'half-open') {
-        probing = false;
-        if (outcome === 'success') {
-          state = 'closed';
-          reset();
-        } else {
-          open();
-        }
+    settle(permit, outcome) {
+      if (permit.generation !== generation) return;
+      if (permit.probe) {
+        if (outcome === 'success') transition('closed');
+        else if (outcome === 'failure') transition('open');
+        else probing = false;
         return;
       }
-      if (state === 'open') return;
+      if (state !== 'closed' || outcome === 'neutral') return;
       const index = rotate();
       calls[index] = (calls[index] ?? 0) + 1;
-      if (outcome === 'success') {
-        consecutive = 0;
-        return;
-      }
+      if (outcome === 'success') return;
       failures[index] = (failures[index] ?? 0) + 1;
-      consecutive += 1;
-      const total = calls.reduce((a, b) => a + b, 0);
-      const failed = failures.reduce((a, b) => a + b, 0);
-      if (
-        consecutive >= options.consecutiveFailures ||
-        (total >= options.minimumCalls && failed / total >= options.failureRatio)
-      ) {
-        open();
+      let total = 0;
+      let failed = 0;
+      for (let i = 0; i < bucketCount; i++) {
+        total += calls[i] ?? 0;
+        failed += failures[i] ?? 0;
+      }
+      if (total >= options.minimumCalls && failed >= options.failureRatio * total) {
+        transition('open');
       }
     },
   };
@@ -278,10 +302,7 @@ export function abortError(signal: AbortSignal, cause?: unknown): GatewayError {
       cause: cause ?? reason,
     });
   }
-  return new UpstreamUnavailableError('The request was cancelled', {
-    reason: 'aborted',
-    cause: cause ?? reason,
-  });
+  return new ClientClosedRequestError('The client closed the request', { cause: cause ?? reason });
 }
 
 export function resolveResilienceOptions(config: ResilienceConfig = {}): ResilienceOptions {
@@ -295,6 +316,12 @@ export function resolveResilienceOptions(config: ResilienceConfig = {}): Resilie
     ...defined,
     breaker: { ...DEFAULT_BREAKER_OPTIONS, ...definedBreaker },
   };
+}
+
+/** How one attempt ended, beside its result or error: what the breaker needs to know. */
+interface AttemptTrace {
+  /** It was cut by the operation's deadline while sent (not while waiting for a slot). */
+  deadlineWhileSent: boolean;
 }
 
 export function createResilience(config: ResilienceConfig = {}): Resilience {
@@ -312,32 +339,53 @@ export function createResilience(config: ResilienceConfig = {}): Resilience {
     return breaker;
   };
 
-  /** One attempt under its own timer, linked to the operation signal, cleaned up after. */
-  async function runAttempt<T>(call: UpstreamCall, attempt: Attempt<T>, index: number): Promise<T> {
+  /**
+   * One attempt under its own timer, linked to the operation signal, cleaned up after. The timer
+   * runs only while the attempt is sent: it stops while the attempt waits for a slot and starts
+   * afresh when it gets one, so a call queued behind others in the gateway never times out for it.
+   */
+  async function runAttempt<T>(
+    call: UpstreamCall,
+    attempt: Attempt<T>,
+    index: number,
+    trace: AttemptTrace,
+  ): Promise<T> {
     const parent = call.signal;
     if (parent?.aborted) throw abortError(parent);
-    const remaining = call.deadlineAt === undefined ? Infinity : call.deadlineAt - now();
-    const timeoutMs = Math.max(1, Math.min(options.attemptTimeoutMs, remaining));
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(
-        new UpstreamUnavailableError('The upstream did not answer in time', {
-          reason: 'timeout',
-        }),
-      );
-    }, timeoutMs);
+    let waiting = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      const remaining = call.deadlineAt === undefined ? Infinity : call.deadlineAt - now();
+      const timeoutMs = Math.max(1, Math.min(options.attemptTimeoutMs, remaining));
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(
+          new UpstreamUnavailableError('The upstream did not answer in time', {
+            reason: 'timeout',
+          }),
+        );
+      }, timeoutMs);
+    };
+    const slotWait: SlotWait = (nowWaiting) => {
+      waiting = nowWaiting;
+      clearTimeout(timer);
+      if (!nowWaiting) arm();
+    };
+    arm();
     const onParentAbort = () => controller.abort(parent?.reason);
     parent?.addEventListener('abort', onParentAbort, { once: true });
     try {
       call.onAttempt?.(index);
-      return await attempt(controller.signal, index);
+      return await attempt(controller.signal, index, slotWait);
     } catch (error) {
       if (parent?.aborted) {
-        // The deadline firing mid-attempt is the upstream being slow: report it as 'deadline'
-        // (the caller's view) but let the breaker see a timeout below.
-        throw abortError(parent, error);
+        const failure = abortError(parent, error);
+        // The deadline firing while the attempt was at the upstream is the upstream being slow
+        // (the breaker hears of it); firing while it waited for a slot is the gateway's queue.
+        trace.deadlineWhileSent = !waiting && isDeadline(failure);
+        throw failure;
       }
       if (timedOut) {
         throw new UpstreamUnavailableError('The upstream did not answer in time', {
@@ -355,31 +403,53 @@ export function createResilience(config: ResilienceConfig = {}): Resilience {
   async function execute<T>(call: UpstreamCall, attempt: Attempt<T>): Promise<T> {
     const breaker = breakerFor(call.origin);
     const attempts = IDEMPOTENT.has(call.method.toUpperCase()) ? options.maxAttempts : 1;
+    const trace: AttemptTrace = { deadlineWhileSent: false };
+    // Whether the last failed attempt was the upstream's fault (5xx, timeout, connection).
+    let lastFault = false;
     for (let index = 0; ; index++) {
-      const release = breaker.acquire();
+      const permit = breaker.acquire();
       let result: T;
       try {
-        result = await runAttempt(call, attempt, index);
+        result = await runAttempt(call, attempt, index, trace);
       } catch (error) {
-        const deadlineMidAttempt =
-          error instanceof UpstreamUnavailableError && error.reason === 'deadline';
-        breaker.record(isUpstreamFailure(error) || deadlineMidAttempt ? 'failure' : 'neutral');
-        release();
-        if (index + 1 >= attempts || !isRetryable(error)) throw error;
-        const delay = backoffDelay(error, index);
-        if (delay === undefined) throw error;
-        if (call.deadlineAt !== undefined && now() + delay >= call.deadlineAt) throw error;
+        const fault = isUpstreamFailure(error);
+        const retry = retryDelay(call, error, index, attempts);
+        if (retry === undefined) {
+          // The logical call is over: one outcome for the breaker. A deadline counts when it cut
+          // an attempt at the upstream, or cut the wait after the upstream had failed it.
+          const failed = fault || (isDeadline(error) && (trace.deadlineWhileSent || lastFault));
+          breaker.settle(permit, failed ? 'failure' : 'neutral');
+          throw error;
+        }
+        // A failed probe re-opens the breaker at once; the retry then fails fast.
+        if (permit.probe) breaker.settle(permit, fault ? 'failure' : 'neutral');
+        lastFault = fault;
         try {
-          await sleep(delay, call.signal);
+          await sleep(retry, call.signal);
         } catch {
-          throw call.signal ? abortError(call.signal) : error;
+          const failure = call.signal ? abortError(call.signal) : error;
+          breaker.settle(permit, lastFault && isDeadline(failure) ? 'failure' : 'neutral');
+          throw failure;
         }
         continue;
       }
-      breaker.record('success');
-      release();
+      breaker.settle(permit, 'success');
       return result;
     }
+  }
+
+  /** Delay before the next attempt of a failed one, or undefined when there is none. */
+  function retryDelay(
+    call: UpstreamCall,
+    error: unknown,
+    index: number,
+    attempts: number,
+  ): number | undefined {
+    if (index + 1 >= attempts || !isRetryable(error)) return undefined;
+    const delay = backoffDelay(error, index);
+    if (delay === undefined) return undefined;
+    if (call.deadlineAt !== undefined && now() + delay >= call.deadlineAt) return undefined;
+    return delay;
   }
 
   /** Delay before the next attempt, or undefined when the upstream asked for too long. */
@@ -413,6 +483,7 @@ export function createResilientSend(
         signal: context.signal,
         deadlineAt: context.deadlineAt,
       },
-      (signal, attempt) => send(transport, request, { ...context, signal, attempt }),
+      (signal, attempt, onSlotWait) =>
+        send(transport, request, { ...context, signal, attempt, onSlotWait }),
     );
 }

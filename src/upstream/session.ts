@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import DataLoader from 'dataloader';
 import { type CallBudget, createCallBudget, DEFAULT_CALL_BUDGET } from './budget.ts';
+import { createCallLane } from './call-slots.ts';
 import {
   createUpstreamClient,
   expectList,
@@ -18,7 +19,11 @@ import {
   type UpstreamResponse,
   type UpstreamTransport,
 } from './client.ts';
-import { UnauthenticatedError } from './errors.ts';
+import {
+  ClientClosedRequestError,
+  UnauthenticatedError,
+  UpstreamUnavailableError,
+} from './errors.ts';
 import { DEFAULT_FORWARDED_HEADERS, readForwardedHeaders } from './forwarded-headers.ts';
 import type { PagingLimits } from './paging.ts';
 
@@ -45,9 +50,12 @@ export interface GatewayContext {
   /** Entries of one Custom API by id (a `byIdLoader` of its entries list). */
   entryLoader(customApiId: string): DataLoader<string, JsonObject | null>;
   /**
-   * The operation is over: its deadline timer goes now rather than when it would have fired, so
-   * a finished request leaves nothing behind to outlive it (at hundreds of requests a second,
-   * 15 s of live timers and signals was what the garbage collector spent its time on).
+   * The operation's result is final: every upstream call it still has in flight or waiting for a
+   * slot is aborted (a field that failed can settle the answer while its siblings' calls are
+   * still out; nobody will read what they bring), and its deadline timer goes now rather than
+   * when it would have fired, so a finished request leaves nothing behind to outlive it (at
+   * hundreds of requests a second, 15 s of live timers and signals was what the garbage
+   * collector spent its time on).
    */
   finish(): void;
   /** The caller's request headers: read them only through `forwardedHeaders(context)`. */
@@ -100,6 +108,16 @@ export interface RequestLike {
 /** The reason of the deadline's abort: AbortSignal.timeout's own message. */
 const DEADLINE_MESSAGE = 'The operation was aborted due to timeout';
 
+/**
+ * The reason calls still out when the operation's result is final are aborted with. Nobody reads
+ * it (the answer is written already); it is one shared object because it carries nothing of any
+ * request, and the breaker counts it as neither success nor failure ('aborted').
+ */
+const FINISHED = new UpstreamUnavailableError(
+  'The operation had its answer; its remaining upstream calls were cancelled',
+  { reason: 'aborted' },
+);
+
 // RFC 6750 b64token after exactly one space; anything else is not a bearer credential.
 const BEARER = /^Bearer [A-Za-z0-9\-._~+/]+=*$/i;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -133,7 +151,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
     // upstream. It is deliberately not a context property: envelop copies the context with
     // Object.assign, which would read a getter and build it for every request.
     let signal: AbortSignal | undefined;
-    let deadlineTimer: NodeJS.Timeout | undefined;
+    let abortOperation: ((reason: unknown) => void) | undefined;
     const getSignal = (): AbortSignal => {
       if (signal === undefined) {
         // One controller, one unref'd timer and one listener: what AbortSignal.timeout +
@@ -145,11 +163,18 @@ export function createContextFactory(options: ContextFactoryOptions) {
           Math.max(1, deadlineAt - Date.now()),
         );
         timer.unref();
-        deadlineTimer = timer;
+        abortOperation = (reason) => controller.abort(reason);
+        // The request's own signal aborts when the client goes away: its calls end as a client
+        // cancellation (CLIENT_CLOSED_REQUEST in logs and metrics), never as an upstream failure.
         const source = request.signal;
-        if (source?.aborted) controller.abort(source.reason);
-        else
-          source?.addEventListener('abort', () => controller.abort(source.reason), { once: true });
+        const clientClosed = () =>
+          controller.abort(
+            new ClientClosedRequestError('The client closed the request', {
+              cause: source?.reason,
+            }),
+          );
+        if (source?.aborted) clientClosed();
+        else source?.addEventListener('abort', clientClosed, { once: true });
         signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
         // Every upstream call in flight listens on it (one listener per attempt, removed after),
         // and an operation may have as many in flight as its budget: Node's default of 10
@@ -175,6 +200,8 @@ export function createContextFactory(options: ContextFactoryOptions) {
         deadlineAt,
         send: options.send,
         trace,
+        // The operation's share of the pool: capped, and taking turns with other operations.
+        lane: createCallLane(),
       });
       return client;
     };
@@ -228,7 +255,8 @@ export function createContextFactory(options: ContextFactoryOptions) {
         return loader;
       },
       finish() {
-        if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
+        // Aborting also clears the deadline timer (its abort listener).
+        abortOperation?.(FINISHED);
       },
       entryLoader(customApiId) {
         return context.byIdLoader([

@@ -41,7 +41,7 @@ beforeAll(async () => {
         backoffMaxMs: 100,
         retryAfterMaxMs: 1_000,
         // This gateway's breaker stays out of the way; a dedicated one is tested below.
-        breaker: { consecutiveFailures: 1_000_000, minimumCalls: 1_000_000 },
+        breaker: { minimumCalls: 1_000_000 },
       },
     },
   });
@@ -318,7 +318,7 @@ describe('circuit breaker', () => {
         resilience: {
           backoffBaseMs: 5,
           attemptTimeoutMs: ATTEMPT_MS,
-          breaker: { consecutiveFailures: 3, cooldownMs: COOLDOWN },
+          breaker: { minimumCalls: 3, cooldownMs: COOLDOWN },
         },
       },
     });
@@ -348,8 +348,11 @@ describe('circuit breaker', () => {
     const proxy = breakerStack.fault as FaultUpstream;
     proxy.clear();
     proxy.add({ method: 'GET', then: { kind: 'status', status: 503 } });
-    const first = await list();
-    expect(first.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    // Three calls, each failing all three attempts: every call of the window failed.
+    for (let i = 0; i < 3; i++) {
+      const failed = await list();
+      expect(failed.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    }
 
     // Open: fails fast, nothing reaches the upstream.
     const sent = proxy.requests.length;
@@ -378,7 +381,15 @@ describe('circuit breaker', () => {
     const proxy = breakerStack.fault as FaultUpstream;
     proxy.clear();
     proxy.add({ method: 'GET', then: { kind: 'status', status: 503 } });
-    await list();
+    // Failing calls until half of the window's calls failed (the successes of the test before
+    // are in it too) and a call no longer reaches the upstream.
+    let opened = false;
+    for (let i = 0; i < 20 && !opened; i++) {
+      const before = proxy.requests.length;
+      await list();
+      opened = proxy.requests.length === before;
+    }
+    expect(opened).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, COOLDOWN + 50));
     const sent = proxy.requests.length;
     await list(); // the probe: one call, fails, breaker opens again

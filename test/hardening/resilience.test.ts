@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { type CallLane, createCallLane, createCallSlots } from '../../src/upstream/call-slots.ts';
 import {
   createUpstreamTransport,
   sendUpstreamAttempt,
@@ -129,7 +131,7 @@ describe('retries', () => {
     expect(Date.now() - started).toBeLessThan(400);
   });
 
-  it('stops at once when the client aborts, reporting "aborted"', async () => {
+  it('stops at once when the client aborts, reporting a client cancellation', async () => {
     const resilience = createResilience(fast);
     const controller = new AbortController();
     let aborted = false;
@@ -143,7 +145,7 @@ describe('retries', () => {
     setTimeout(() => controller.abort(), 20);
     await expect(
       resilience.execute({ method: 'GET', origin: 'a', signal: controller.signal }, hang),
-    ).rejects.toMatchObject({ reason: 'aborted' });
+    ).rejects.toMatchObject({ code: 'CLIENT_CLOSED_REQUEST' });
     expect(aborted).toBe(true);
   });
 
@@ -160,54 +162,112 @@ describe('retries', () => {
 });
 
 describe('circuit breaker', () => {
-  it('opens after consecutive failures, fails fast, probes after the cool-down, recovers', () => {
+  /** Settles `count` logical calls through `breaker`, failing those `fails(i)` picks. */
+  const settle = (
+    breaker: ReturnType<typeof createCircuitBreaker>,
+    count: number,
+    fails: (i: number) => boolean,
+  ) => {
+    for (let i = 0; i < count; i++) {
+      breaker.settle(breaker.acquire(), fails(i) ? 'failure' : 'success');
+    }
+  };
+
+  it('opens on a failure rate over the window, fails fast, probes after the cool-down, recovers', () => {
     let now = 0;
     const breaker = createCircuitBreaker(
-      { ...DEFAULT_BREAKER_OPTIONS, consecutiveFailures: 3, cooldownMs: 1_000 },
+      { ...DEFAULT_BREAKER_OPTIONS, minimumCalls: 4, failureRatio: 0.5, cooldownMs: 1_000 },
       () => now,
     );
-    for (let i = 0; i < 3; i++) {
-      breaker.acquire();
-      breaker.record('failure');
-    }
+    settle(breaker, 3, () => true);
+    // Three failures are not yet the minimum of four calls.
+    expect(breaker.state).toBe('closed');
+    settle(breaker, 1, () => true);
     expect(breaker.state).toBe('open');
     expect(() => breaker.acquire()).toThrow(/unavailable/);
     now += 1_000;
     expect(breaker.state).toBe('half-open');
-    const release = breaker.acquire();
+    const probe = breaker.acquire();
+    expect(probe.probe).toBe(true);
     // Only one probe at a time.
     expect(() => breaker.acquire()).toThrow(UpstreamUnavailableError);
-    breaker.record('failure');
-    release();
+    breaker.settle(probe, 'failure');
     expect(breaker.state).toBe('open');
     now += 1_000;
-    breaker.acquire();
-    breaker.record('success');
+    breaker.settle(breaker.acquire(), 'success');
     expect(breaker.state).toBe('closed');
     expect(() => breaker.acquire()).not.toThrow();
+  });
+
+  it('stays closed under a steady 20% of failures, in runs of any length', () => {
+    let now = 0;
+    const breaker = createCircuitBreaker(DEFAULT_BREAKER_OPTIONS, () => now);
+    // Bursts of 15 failures in a row, each followed by 60 successes: 20% over the window.
+    for (let round = 0; round < 40; round++) {
+      settle(breaker, 75, (i) => i < 15);
+      now += 100;
+    }
+    expect(breaker.state).toBe('closed');
   });
 
   it('opens on the failure ratio within the window, and forgets old failures', () => {
     let now = 0;
     const breaker = createCircuitBreaker(
-      {
-        ...DEFAULT_BREAKER_OPTIONS,
-        consecutiveFailures: 1_000,
-        minimumCalls: 10,
-        failureRatio: 0.5,
-        windowMs: 1_000,
-      },
+      { ...DEFAULT_BREAKER_OPTIONS, minimumCalls: 10, failureRatio: 0.5, windowMs: 1_000 },
       () => now,
     );
-    for (let i = 0; i < 20; i++) breaker.record(i % 3 === 0 ? 'failure' : 'success');
+    settle(breaker, 20, (i) => i % 3 === 0);
     expect(breaker.state).toBe('closed');
+    // Failures from more than a window ago no longer count: 10 failures of 19 calls would open it.
     now += 5_000;
-    for (let i = 0; i < 11; i++) breaker.record(i % 2 === 0 ? 'failure' : 'success');
+    settle(breaker, 9, () => true);
+    now += 5_000;
+    settle(breaker, 10, (i) => i === 9);
+    expect(breaker.state).toBe('closed');
+    // 8 failures of 17 calls: under half; the next failure makes it half.
+    settle(breaker, 7, () => true);
+    expect(breaker.state).toBe('closed');
+    settle(breaker, 1, () => true);
     expect(breaker.state).toBe('open');
   });
 
+  it('ignores outcomes of calls let through before it last changed state', () => {
+    let now = 0;
+    const breaker = createCircuitBreaker(
+      { ...DEFAULT_BREAKER_OPTIONS, minimumCalls: 2, cooldownMs: 1_000 },
+      () => now,
+    );
+    const early = breaker.acquire();
+    settle(breaker, 2, () => true);
+    expect(breaker.state).toBe('open');
+    now += 1_000;
+    const probe = breaker.acquire();
+    // A success of a call sent while closed does not close the half-open breaker…
+    breaker.settle(early, 'success');
+    expect(() => breaker.acquire()).toThrow(UpstreamUnavailableError);
+    // …the probe's does.
+    breaker.settle(probe, 'success');
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('counts a retried call once, by how it ended', async () => {
+    const resilience = createResilience({ ...fast, breaker: { minimumCalls: 10 } });
+    // Every call fails its first two attempts and passes its third: 67% of attempts fail.
+    for (let i = 0; i < 30; i++) {
+      const { attempt } = scripted([unavailable(503), unavailable(503)]);
+      await expect(resilience.execute({ method: 'GET', origin: 'r' }, attempt)).resolves.toBe('ok');
+    }
+    expect(resilience.breaker('r').state).toBe('closed');
+    // Calls that fail all their attempts open it, once they are half of those in the window.
+    for (let i = 0; i < 30; i++) {
+      const { attempt } = scripted([unavailable(503), unavailable(503), unavailable(503)]);
+      await expect(resilience.execute({ method: 'GET', origin: 'r' }, attempt)).rejects.toThrow();
+    }
+    expect(resilience.breaker('r').state).toBe('open');
+  });
+
   it('does not count 4xx (per-user) answers as upstream failures', async () => {
-    const resilience = createResilience({ ...fast, breaker: { consecutiveFailures: 2 } });
+    const resilience = createResilience({ ...fast, breaker: { minimumCalls: 2 } });
     for (let i = 0; i < 10; i++) {
       const { attempt } = scripted([new NotFoundError('x', { upstreamStatus: 404 })]);
       await expect(resilience.execute({ method: 'GET', origin: 'b' }, attempt)).rejects.toThrow();
@@ -215,11 +275,48 @@ describe('circuit breaker', () => {
     expect(resilience.breaker('b').state).toBe('closed');
   });
 
+  it('does not count a call that waited for a slot past the deadline, nor a cancelled one', async () => {
+    const resilience = createResilience({ ...fast, breaker: { minimumCalls: 2 } });
+    // Waits for a connection slot (as sendUpstreamAttempt reports it) until the deadline.
+    const queued = (signal: AbortSignal, _index: number, slotWait: (waiting: boolean) => void) =>
+      new Promise<string>((_resolve, reject) => {
+        slotWait(true);
+        signal.addEventListener('abort', () => reject(signal.reason));
+      });
+    for (let i = 0; i < 5; i++) {
+      await expect(
+        resilience.execute({ method: 'GET', origin: 'q', signal: AbortSignal.timeout(20) }, queued),
+      ).rejects.toMatchObject({ reason: 'deadline' });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 10);
+      await expect(
+        resilience.execute({ method: 'GET', origin: 'q', signal: controller.signal }, queued),
+      ).rejects.toMatchObject({ code: 'CLIENT_CLOSED_REQUEST' });
+    }
+    expect(resilience.breaker('q').state).toBe('closed');
+  });
+
+  it('times an attempt from when it got its slot, not from when it began to wait', async () => {
+    const resilience = createResilience({ ...fast, attemptTimeoutMs: 60, maxAttempts: 1 });
+    // Waits 150 ms for a slot, then the upstream answers in 30 ms.
+    const slow = async (signal: AbortSignal, _index: number, slotWait: (w: boolean) => void) => {
+      slotWait(true);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      slotWait(false);
+      await new Promise((resolve, reject) => {
+        setTimeout(resolve, 30);
+        signal.addEventListener('abort', () => reject(signal.reason));
+      });
+      return 'ok';
+    };
+    await expect(resilience.execute({ method: 'GET', origin: 's' }, slow)).resolves.toBe('ok');
+  });
+
   it('keeps one breaker per origin', async () => {
     const resilience = createResilience({
       ...fast,
       maxAttempts: 1,
-      breaker: { consecutiveFailures: 2 },
+      breaker: { minimumCalls: 2 },
     });
     for (let i = 0; i < 2; i++) {
       await expect(
@@ -299,5 +396,78 @@ describe('over real sockets with the REST client', () => {
       send(closed, { method: 'GET', segments: ['orders'] }, context()),
     ).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', reason: 'connect' });
     await closed.close();
+  });
+});
+
+describe('breaker and pool configuration from the environment', () => {
+  it('reads the failure-rate breaker and the per-operation share, with their defaults', () => {
+    expect(loadConfig({}).gateway.resilience).toMatchObject({
+      breakerFailureRate: 50,
+      breakerMinCalls: 20,
+      breakerWindowMs: 10_000,
+      breakerCooldownMs: 5_000,
+      operationConcurrency: 16,
+    });
+    expect(
+      loadConfig({
+        BREAKER_FAILURE_RATE: '30',
+        BREAKER_MIN_CALLS: '50',
+        BREAKER_WINDOW_MS: '30000',
+        UPSTREAM_OPERATION_CONCURRENCY: '8',
+      }).gateway.resilience,
+    ).toMatchObject({
+      breakerFailureRate: 30,
+      breakerMinCalls: 50,
+      breakerWindowMs: 30_000,
+      operationConcurrency: 8,
+    });
+  });
+
+  it('refuses BREAKER_FAILURES, whose consecutive-failures breaker is gone, saying what replaces it', () => {
+    expect(() => loadConfig({ BREAKER_FAILURES: '10' })).toThrow(ConfigError);
+    expect(() => loadConfig({ BREAKER_FAILURES: '1000' })).toThrow(
+      /BREAKER_FAILURES is no longer read.*BREAKER_FAILURE_RATE.*BREAKER_MIN_CALLS.*BREAKER_WINDOW_MS/,
+    );
+  });
+
+  it('refuses a failure rate outside 1–100 and a share larger than the pool', () => {
+    expect(() => loadConfig({ BREAKER_FAILURE_RATE: '0' })).toThrow(/BREAKER_FAILURE_RATE/);
+    expect(() => loadConfig({ BREAKER_FAILURE_RATE: '101' })).toThrow(/from 1 to 100/);
+    expect(() => loadConfig({ BREAKER_FAILURE_RATE: '0.5' })).toThrow(/BREAKER_FAILURE_RATE/);
+    expect(() => loadConfig({ UPSTREAM_OPERATION_CONCURRENCY: '65' })).toThrow(/from 1 to 64/);
+  });
+});
+
+describe('connection slots shared between operations', () => {
+  it('caps each operation, and gives a freed slot to the next operation in turn', async () => {
+    const slots = createCallSlots(4, 2);
+    const heavy = [createCallLane(), createCallLane()];
+    const granted: string[] = [];
+    const take = (lane: CallLane, name: string) => {
+      const waiting = slots.acquire(lane);
+      if (waiting === undefined) granted.push(name);
+      else void waiting.then(() => granted.push(name));
+    };
+    // Two heavy operations ask for 10 calls each: 2 each get a slot, the rest wait.
+    for (let i = 0; i < 10; i++) {
+      take(heavy[0] as CallLane, `a${i}`);
+      take(heavy[1] as CallLane, `b${i}`);
+    }
+    expect(granted).toEqual(['a0', 'b0', 'a1', 'b1']);
+    expect(slots.queued).toBe(16);
+    // A light operation with one call: the pool is full, so it waits…
+    const light = createCallLane();
+    take(light, 'light');
+    // …for one slot only: the next one freed goes to it, though 16 calls were there first.
+    slots.release(heavy[0] as CallLane);
+    await Promise.resolve();
+    expect(granted.at(-1)).toBe('light');
+    // A waiting call whose operation is over leaves the queue without a slot.
+    const controller = new AbortController();
+    const gone = slots.acquire(createCallLane(), controller.signal);
+    controller.abort(new Error('finished'));
+    await expect(gone).rejects.toThrow('finished');
+    expect(slots.queued).toBe(16);
+    expect(slots.inFlight).toBe(4);
   });
 });

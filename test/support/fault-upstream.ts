@@ -79,7 +79,11 @@ const errorBody = (status: number) =>
 
 export async function createFaultUpstream(options: {
   target?: string;
-  random?: () => number;
+  /**
+   * Draws in [0, 1) for `rate`; told the call's key (x-request-id, method and URL, the same for
+   * its retries), so a test can make the draws depend on the call and not on arrival order.
+   */
+  random?: (key: string) => number;
   /** Keep `requests` (default true); a long benchmark turns it off. */
   record?: boolean;
 }): Promise<FaultUpstream> {
@@ -106,7 +110,7 @@ export async function createFaultUpstream(options: {
       if (!rule.then) return { kind: 'pass' };
       const key = `${req.headers['x-request-id'] ?? ''} ${req.method} ${req.url}`;
       if (rule.transient && faulted.delete(key)) return { kind: 'pass' };
-      if (random() < (rule.rate ?? 1)) {
+      if (random(key) < (rule.rate ?? 1)) {
         if (rule.transient) faulted.add(key);
         return rule.then;
       }

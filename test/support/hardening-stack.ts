@@ -65,6 +65,8 @@ export async function startHardeningStack(
      * write (data of an older version) opens a second connection to it.
      */
     dbPath?: string;
+    /** The fault proxy's draws for rules with a `rate` (createFaultUpstream's `random`). */
+    random?: (key: string) => number;
   } = {},
 ): Promise<HardeningStack> {
   const clients = options.clients ?? [{ id: 'demo', secret: 'demo-secret' }];
@@ -88,7 +90,9 @@ export async function startHardeningStack(
   await service.listen({ port: 0, host: '127.0.0.1' });
   const serviceUrl = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;
   const fault =
-    options.faults === false ? undefined : await createFaultUpstream({ target: serviceUrl });
+    options.faults === false
+      ? undefined
+      : await createFaultUpstream({ target: serviceUrl, random: options.random });
 
   const rawLogs: string[] = [];
   const logs: Record<string, unknown>[] = [];
