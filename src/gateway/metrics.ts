@@ -1,11 +1,11 @@
 /**
- * Prometheus metrics, kept as plain numbers and written in the text exposition format on
- * `GET /metrics` (or on a port of their own: `metricsListener`).
- *
- * The gateway's selling point is CPU per request, so collecting costs a few number increments
- * in hooks that run anyway: one small state object per request, two `performance.now()` calls,
- * Map lookups (an upstream call's key is its route template, src/upstream/route-template.ts).
- * Everything is formatted only when scraped.
+ * Prometheus metrics, kept in a prom-client registry of the gateway's own (never the global
+ * one) and written in the text exposition format on `GET /metrics` (or on a port of their own:
+ * `metricsListener`). prom-client over a hand-written exposition was decided by measurement
+ * (README, "Library or hand-written"): its per-request cost is below what the peers bench can
+ * tell apart. Collecting happens in hooks that run anyway: one small state object per request,
+ * two `performance.now()` calls, a counter, a histogram or two, and a counter per upstream
+ * attempt (keyed by its route template, src/upstream/route-template.ts).
  *
  * No label ever carries a token, an id or a customer's value:
  * - `operation` is the name of an operation that passed validation (a GraphQL name from the
@@ -23,6 +23,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AttemptContext, AttemptObserver, UpstreamRequest } from '../upstream/client.ts';
 import type { GatewayError } from '../upstream/errors.ts';
 import type { BreakerState } from '../upstream/resilience.ts';
@@ -47,7 +48,7 @@ export interface Metrics {
   /** Where the circuit breaker's state is read at scrape time (createGateway sets it). */
   breakerState: (() => BreakerState) | undefined;
   /** The exposition text of every metric now. */
-  render(): string;
+  render(): Promise<string>;
 }
 
 /** Seconds; Prometheus' default buckets. */
@@ -57,43 +58,6 @@ const CALL_BUCKETS = [0, 1, 2, 5, 10, 20, 50, 100];
 const MAX_OUTCOMES = 64;
 const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
-
-class Histogram {
-  /** Per-bucket counts (not cumulative), the last one for +Inf. */
-  readonly counts: Float64Array;
-  sum = 0;
-  count = 0;
-  readonly bounds: readonly number[];
-  constructor(bounds: readonly number[]) {
-    this.bounds = bounds;
-    this.counts = new Float64Array(bounds.length + 1);
-  }
-  observe(value: number): void {
-    const bounds = this.bounds;
-    let i = 0;
-    while (i < bounds.length && value > (bounds[i] as number)) i++;
-    this.counts[i] = (this.counts[i] as number) + 1;
-    this.sum += value;
-    this.count += 1;
-  }
-  write(lines: string[], name: string, labels: string): void {
-    const sep = labels === '' ? '' : ',';
-    let cumulative = 0;
-    for (let i = 0; i < this.bounds.length; i++) {
-      cumulative += this.counts[i] as number;
-      lines.push(`${name}_bucket{${labels}${sep}le="${this.bounds[i]}"} ${cumulative}`);
-    }
-    lines.push(`${name}_bucket{${labels}${sep}le="+Inf"} ${this.count}`);
-    const braces = labels === '' ? '' : `{${labels}}`;
-    lines.push(`${name}_sum${braces} ${this.sum}`, `${name}_count${braces} ${this.count}`);
-  }
-}
-
-interface Operation {
-  readonly label: string;
-  readonly outcomes: Map<string, number>;
-  readonly latency: Histogram;
-}
 
 interface RequestState {
   started: number;
@@ -108,14 +72,6 @@ interface RequestState {
   /** A GraphQL result was produced (not GraphiQL, health, an asset…). */
   graphql: boolean;
   budget: { readonly used: number } | undefined;
-}
-
-/** method → status (number, or a failure reason) → attempts, of one route template. */
-type RouteCalls = Map<string, Map<number | string, number>>;
-
-/** A label value as the exposition format wants it (ours are bounded, but escape anyway). */
-function escapeLabel(value: string): string {
-  return value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
 }
 
 function operationName(args: {
@@ -144,44 +100,88 @@ function saysUnauthenticated(result: unknown): boolean {
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const maxNames = options.maxOperationNames ?? 100;
   const path = options.path === undefined ? '/metrics' : options.path;
-  const newOperation = (label: string): Operation => ({
-    label,
-    outcomes: new Map(),
-    latency: new Histogram(LATENCY_BUCKETS),
+  const registry = new Registry();
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'gateway_graphql_requests_total',
+    help: 'GraphQL requests by operation name and outcome (ok or the first error code).',
+    labelNames: ['operation', 'outcome'] as const,
+    registers,
   });
-  const operations = new Map<string, Operation>();
-  const other = newOperation('other');
-  const anonymous = newOperation('anonymous');
+  const latency = new Histogram({
+    name: 'gateway_graphql_request_duration_seconds',
+    help: 'Time from request to response of GraphQL requests.',
+    labelNames: ['operation'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const callsPerOperation = new Histogram({
+    name: 'gateway_graphql_upstream_calls_per_operation',
+    help: 'Upstream calls (retries not counted) one executed operation made.',
+    buckets: CALL_BUCKETS,
+    registers,
+  });
+  const inFlight = new Gauge({
+    name: 'gateway_http_requests_in_flight',
+    help: 'HTTP requests being served now (scrapes excluded).',
+    registers,
+  });
+  const upstreamCalls = new Counter({
+    name: 'gateway_upstream_requests_total',
+    help: 'Upstream HTTP attempts by method, route template and status (or failure reason).',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const retries = new Counter({
+    name: 'gateway_upstream_retries_total',
+    help: 'Upstream attempts that were retries of a failed one.',
+    labelNames: ['method'] as const,
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: 'gateway_upstream_rate_limited_total',
+    help: 'Upstream answers with status 429.',
+    registers,
+  });
+  const breaker = new Gauge({
+    name: 'gateway_upstream_circuit_breaker_state',
+    help: 'State of the upstream circuit breaker (1 for the current one).',
+    labelNames: ['state'] as const,
+    registers: [],
+    collect() {
+      const state = metrics.breakerState?.();
+      for (const one of ['closed', 'open', 'half-open'] as const) {
+        this.set({ state: one }, state === one ? 1 : 0);
+      }
+    },
+  });
+  let breakerShown = false;
+  /** Operation names admitted as label values. */
+  const operations = new Set<string>();
   const outcomes = new Set<string>();
-  const callsPerOperation = new Histogram(CALL_BUCKETS);
-  const routes = new Map<string, RouteCalls>();
-  const retries = new Map<string, number>();
-  let rateLimited = 0;
-  let inFlight = 0;
   const states = new WeakMap<Request, RequestState>();
 
   /**
-   * The operation of a name that executed: one already admitted, else admitted while there is
-   * room if the request proved its caller (see the top of this file), else `other`.
+   * The operation label of a name that executed: one already admitted, else admitted while
+   * there is room if the request proved its caller (see the top of this file), else `other`.
    */
-  const executed = (name: string | undefined, proved: boolean): Operation => {
-    if (name === undefined) return anonymous;
-    let operation = operations.get(name);
-    if (operation === undefined) {
-      if (!proved || operations.size >= maxNames || name.length > 100) return other;
-      operation = newOperation(name);
-      operations.set(name, operation);
+  const executed = (name: string | undefined, proved: boolean): string => {
+    if (name === undefined) return 'anonymous';
+    if (!operations.has(name)) {
+      if (!proved || operations.size >= maxNames || name.length > 100) return 'other';
+      operations.add(name);
     }
-    return operation;
+    return name;
   };
 
   /**
    * A request that never executed (bad document, refused, no params): its name is not proved
    * real, so only a name already admitted is used; any other is `other`.
    */
-  const unexecuted = (params: RequestState['params']): Operation => {
+  const unexecuted = (params: RequestState['params']): string => {
     const name = params === undefined ? undefined : requestedOperationName(params);
-    return name === undefined ? anonymous : (operations.get(name) ?? other);
+    if (name === undefined) return 'anonymous';
+    return operations.has(name) ? name : 'other';
   };
 
   const outcomeOf = (result: unknown): string => {
@@ -205,15 +205,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         (request.method === 'GET' || request.method === 'HEAD') &&
         url.pathname === path
       ) {
-        endResponse(
-          new fetchAPI.Response(request.method === 'HEAD' ? null : render(), {
-            status: 200,
-            headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' },
-          }),
-        );
-        return;
+        return render().then((text) => {
+          endResponse(
+            new fetchAPI.Response(request.method === 'HEAD' ? null : text, {
+              status: 200,
+              headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' },
+            }),
+          );
+        });
       }
-      inFlight += 1;
+      inFlight.inc();
       states.set(request, {
         started: performance.now(),
         executed: false,
@@ -224,6 +225,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         graphql: false,
         budget: undefined,
       });
+      return undefined;
     },
     onParams({ params, request }) {
       const state = states.get(request);
@@ -251,15 +253,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       const state = states.get(request);
       if (state === undefined) return;
       states.delete(request);
-      inFlight -= 1;
+      inFlight.dec();
       if (!state.graphql) return;
       const operation = state.executed
         ? executed(state.name, (state.budget?.used ?? 0) > 0 && !state.unauthenticated)
         : unexecuted(state.params);
       let outcome = state.outcome ?? 'ok';
       if (outcome === 'ok' && response.status >= 400) outcome = 'ERROR';
-      operation.outcomes.set(outcome, (operation.outcomes.get(outcome) ?? 0) + 1);
-      operation.latency.observe((performance.now() - state.started) / 1000);
+      requests.inc({ operation, outcome });
+      latency.observe({ operation }, (performance.now() - state.started) / 1000);
       if (state.budget !== undefined) callsPerOperation.observe(state.budget.used);
     },
   };
@@ -271,24 +273,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       error: GatewayError | undefined,
       context: AttemptContext,
     ) {
-      const template = routeTemplate(request.segments);
-      let calls = routes.get(template);
-      if (calls === undefined) {
-        calls = new Map();
-        routes.set(template, calls);
-      }
-      let byStatus = calls.get(request.method);
-      if (byStatus === undefined) {
-        byStatus = new Map();
-        calls.set(request.method, byStatus);
-      }
       const key: number | string =
         status > 0 ? status : ((error as { reason?: string } | undefined)?.reason ?? 'error');
-      byStatus.set(key, (byStatus.get(key) ?? 0) + 1);
-      if ((context.attempt ?? 0) > 0) {
-        retries.set(request.method, (retries.get(request.method) ?? 0) + 1);
-      }
-      if (status === 429) rateLimited += 1;
+      upstreamCalls.inc({
+        method: request.method,
+        route: routeTemplate(request.segments),
+        status: String(key),
+      });
+      if ((context.attempt ?? 0) > 0) retries.inc({ method: request.method });
+      if (status === 429) rateLimited.inc();
     },
   };
 
@@ -299,83 +292,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     render,
   };
 
-  function render(): string {
-    const lines: string[] = [];
-    const all = [...operations.values(), other, anonymous];
-
-    lines.push(
-      '# HELP gateway_graphql_requests_total GraphQL requests by operation name and outcome (ok or the first error code).',
-      '# TYPE gateway_graphql_requests_total counter',
-    );
-    for (const operation of all) {
-      const op = escapeLabel(operation.label);
-      for (const [outcome, count] of operation.outcomes) {
-        lines.push(
-          `gateway_graphql_requests_total{operation="${op}",outcome="${escapeLabel(outcome)}"} ${count}`,
-        );
-      }
+  /** The breaker's family only once something reports its state. */
+  function render(): Promise<string> {
+    if (metrics.breakerState !== undefined && !breakerShown) {
+      registry.registerMetric(breaker);
+      breakerShown = true;
     }
-    lines.push(
-      '# HELP gateway_graphql_request_duration_seconds Time from request to response of GraphQL requests.',
-      '# TYPE gateway_graphql_request_duration_seconds histogram',
-    );
-    for (const operation of all) {
-      if (operation.latency.count === 0) continue;
-      operation.latency.write(
-        lines,
-        'gateway_graphql_request_duration_seconds',
-        `operation="${escapeLabel(operation.label)}"`,
-      );
-    }
-    lines.push(
-      '# HELP gateway_graphql_upstream_calls_per_operation Upstream calls (retries not counted) one executed operation made.',
-      '# TYPE gateway_graphql_upstream_calls_per_operation histogram',
-    );
-    callsPerOperation.write(lines, 'gateway_graphql_upstream_calls_per_operation', '');
-    lines.push(
-      '# HELP gateway_http_requests_in_flight HTTP requests being served now (scrapes excluded).',
-      '# TYPE gateway_http_requests_in_flight gauge',
-      `gateway_http_requests_in_flight ${inFlight}`,
-    );
-
-    lines.push(
-      '# HELP gateway_upstream_requests_total Upstream HTTP attempts by method, route template and status (or failure reason).',
-      '# TYPE gateway_upstream_requests_total counter',
-    );
-    for (const template of [...routes.keys()].sort()) {
-      for (const [method, byStatus] of routes.get(template) ?? []) {
-        for (const [status, count] of byStatus) {
-          lines.push(
-            `gateway_upstream_requests_total{method="${escapeLabel(method)}",route="${escapeLabel(template)}",status="${escapeLabel(String(status))}"} ${count}`,
-          );
-        }
-      }
-    }
-    lines.push(
-      '# HELP gateway_upstream_retries_total Upstream attempts that were retries of a failed one.',
-      '# TYPE gateway_upstream_retries_total counter',
-    );
-    for (const [method, count] of retries) {
-      lines.push(`gateway_upstream_retries_total{method="${escapeLabel(method)}"} ${count}`);
-    }
-    lines.push(
-      '# HELP gateway_upstream_rate_limited_total Upstream answers with status 429.',
-      '# TYPE gateway_upstream_rate_limited_total counter',
-      `gateway_upstream_rate_limited_total ${rateLimited}`,
-    );
-    const state = metrics.breakerState?.();
-    if (state !== undefined) {
-      lines.push(
-        '# HELP gateway_upstream_circuit_breaker_state State of the upstream circuit breaker (1 for the current one).',
-        '# TYPE gateway_upstream_circuit_breaker_state gauge',
-      );
-      for (const one of ['closed', 'open', 'half-open'] as const) {
-        lines.push(
-          `gateway_upstream_circuit_breaker_state{state="${one}"} ${state === one ? 1 : 0}`,
-        );
-      }
-    }
-    return `${lines.join('\n')}\n`;
+    return registry.metrics();
   }
 
   return metrics;
@@ -392,13 +315,20 @@ export function metricsListener(
   return (req, res) => {
     const target = (req.url ?? '/').split('?')[0];
     if ((req.method === 'GET' || req.method === 'HEAD') && target === path) {
-      const body = metrics.render();
-      res.writeHead(200, {
-        'content-type': CONTENT_TYPE,
-        'cache-control': 'no-store',
-        'content-length': Buffer.byteLength(body),
-      });
-      res.end(req.method === 'HEAD' ? undefined : body);
+      metrics.render().then(
+        (body) => {
+          res.writeHead(200, {
+            'content-type': CONTENT_TYPE,
+            'cache-control': 'no-store',
+            'content-length': Buffer.byteLength(body),
+          });
+          res.end(req.method === 'HEAD' ? undefined : body);
+        },
+        () => {
+          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end('Metrics unavailable\n');
+        },
+      );
       return;
     }
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactHeaders, scrubSecrets } from '../../src/gateway/logging.ts';
+import { createLogger, scrubSecrets } from '../../src/gateway/logging.ts';
 import { installGracefulShutdown } from '../../src/gateway/shutdown.ts';
 
 describe('secret scrubbing', () => {
@@ -17,23 +17,38 @@ describe('secret scrubbing', () => {
     expect(scrubSecrets('nothing secret here')).toBe('nothing secret here');
   });
 
-  it('redacts credential headers, keeps the rest', () => {
-    expect(
-      redactHeaders({
-        Authorization: 'Bearer x',
-        cookie: 'a=b',
+  it('redacts credential headers of a logged headers object, keeps the rest', () => {
+    const lines: string[] = [];
+    createLogger({ write: (line) => lines.push(line) }).log('info', 'headers', {
+      headers: {
+        authorization: 'Bearer x1',
+        'proxy-authorization': 'Basic x2',
+        cookie: 'a=x3',
+        'set-cookie': 's=x4',
+        'x-api-key': 'x5',
         'x-request-id': 'r1',
         accept: '*/*',
-      }),
-    ).toEqual({
+      },
+    });
+    expect(JSON.parse(lines[0] as string).headers).toEqual({
       authorization: '[redacted]',
+      'proxy-authorization': '[redacted]',
       cookie: '[redacted]',
+      'set-cookie': '[redacted]',
+      'x-api-key': '[redacted]',
       'x-request-id': 'r1',
       accept: '*/*',
     });
-    expect(redactHeaders(new Headers({ authorization: 'Bearer y' }))).toEqual({
-      authorization: '[redacted]',
-    });
+    for (const secret of ['x1', 'x2', 'x3', 'x4', 'x5']) expect(lines[0]).not.toContain(secret);
+  });
+
+  it('writes a line even when its fields hold a cycle', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line) });
+    const cycle: Record<string, unknown> = { error: new Error('e') };
+    cycle.self = cycle;
+    logger.log('error', 'cyclic', { cycle });
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ level: 'error', msg: 'cyclic' });
   });
 
   it('writes one JSON object per line, scrubbed, errors reduced to name/message/code', () => {

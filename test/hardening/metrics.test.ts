@@ -10,13 +10,28 @@ import {
   startHardeningStack,
 } from '../support/hardening-stack.ts';
 
-/** The exposition text as series → value (`name{labels}` exactly as written). */
+/**
+ * The exposition text as series → value, a series written `name{labels}` with its labels in
+ * alphabetical order (the format leaves their order, and the order of lines, to the writer).
+ * A series written twice is an error.
+ */
 function parse(text: string): Map<string, number> {
   const series = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
-    const space = line.lastIndexOf(' ');
-    series.set(line.slice(0, space), Number(line.slice(space + 1)));
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (match === null) throw new Error(`not a sample line: ${line}`);
+    const [, name, labels, value] = match as unknown as [
+      string,
+      string,
+      string | undefined,
+      string,
+    ];
+    const pairs =
+      labels === undefined || labels === '' ? [] : (labels.match(/\w+="(?:[^"\\]|\\.)*"/g) ?? []);
+    const key = pairs.length === 0 ? name : `${name}{${pairs.sort().join(',')}}`;
+    if (series.has(key)) throw new Error(`series written twice: ${key}`);
+    series.set(key, Number(value));
   }
   return series;
 }
@@ -125,7 +140,7 @@ for (const fastPath of [false, true]) {
       ).toBe(4);
       expect(
         series.get(
-          'gateway_graphql_request_duration_seconds_bucket{operation="ListOrders",le="+Inf"}',
+          'gateway_graphql_request_duration_seconds_bucket{le="+Inf",operation="ListOrders"}',
         ),
       ).toBe(4);
       expect(

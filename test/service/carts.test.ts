@@ -29,6 +29,29 @@ describe('money formatting and totals (pure)', () => {
     expect(formatMoney(0, 'USD')).toBe('$0.00');
   });
 
+  it('writes every currency of the table as clients have always seen it', () => {
+    // What `formatted` holds for each currency with a symbol of its own, plain spaces only
+    // (Intl.NumberFormat writes CHF and SEK with a no-break space, and other codes first:
+    // the README's "Library or hand-written" says why the table stays).
+    const expected: Record<string, string> = {
+      USD: '-$1,234.56',
+      EUR: '-€1,234.56',
+      GBP: '-£1,234.56',
+      JPY: '-¥123,456',
+      CAD: '-CA$1,234.56',
+      AUD: '-A$1,234.56',
+      NZD: '-NZ$1,234.56',
+      CHF: '-CHF 1,234.56',
+      INR: '-₹1,234.56',
+      CNY: '-CN¥1,234.56',
+      SEK: '-SEK 1,234.56',
+      BHD: '-1,234.56 BHD',
+    };
+    for (const [currency, formatted] of Object.entries(expected)) {
+      expect(formatMoney(-123456, currency), currency).toBe(formatted);
+    }
+  });
+
   it('caps discounts at what they apply to, so totals never go negative', () => {
     const totals = computeCartTotals(
       [
