@@ -148,7 +148,7 @@ async function main(): Promise<void> {
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /endpoint: (http:\/\/\S+)/.exec(out);
+      const match = /endpoint:\s+(http:\/\/\S+)/.exec(out);
       if (match?.[1]) {
         gateway.stdout?.off('data', onData);
         resolve(match[1].replace('localhost', '127.0.0.1'));

@@ -1,11 +1,14 @@
 /**
  * `npm start`: the only module that listens. Config → the embedded v2 service (unless
  * UPSTREAM_URL points elsewhere) → a demo token for it → the gateway → drain on SIGTERM/SIGINT.
+ * The Node version is checked first (./check-node.ts), and the embedded service (fastify over
+ * `node:sqlite`) is loaded only when it runs.
  */
+import './check-node.ts';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
-import { createCommerceService } from './commerce-service/app.ts';
+import type { createCommerceService } from './commerce-service/app.ts';
 import { applyConnectionLimits } from './commerce-service/connection-limits.ts';
 import { loadConfig } from './config.ts';
 import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
   if (upstreamUrl === undefined) {
     const { dbPath, clients, seed, port, signInLimits } = config.service;
     if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
+    const { createCommerceService } = await import('./commerce-service/app.ts');
     service = await createCommerceService({ dbPath, clients, seed, signInLimits });
     await service.listen({ port, host: '127.0.0.1' });
     const address = service.server.address();
@@ -160,7 +164,13 @@ async function main(): Promise<void> {
         : config.gateway.host;
 
   console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
-  console.log(`  GraphiQL / endpoint: http://${shownHost}:${port}${gateway.graphqlEndpoint}`);
+  const endpoint = `http://${shownHost}:${port}${gateway.graphqlEndpoint}`;
+  // Without GraphiQL a browser's GET of the endpoint is answered 406: say so, not "GraphiQL".
+  console.log(
+    g.graphiql === false
+      ? `  GraphQL endpoint:    ${endpoint} (GraphiQL off; GRAPHIQL=1 serves it)`
+      : `  GraphiQL / endpoint: ${endpoint}`,
+  );
   console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
   if (g.tracing)
     console.log(

@@ -144,6 +144,13 @@ export async function createCommerceService(
   app.decorateRequest('customer', null);
 
   await app.register(oauthRoutes(ctx));
+  // For a load balancer or a process manager, outside /v2: no token, no scope. The database
+  // answering a trivial statement is what "up" means for this service.
+  const ping = db.prepare('SELECT 1');
+  app.get('/healthz', async () => {
+    ping.get();
+    return { status: 'ok' };
+  });
 
   const authenticate = createAuthenticator(db, clock);
   const resolveCustomer = createCustomerResolver(db, clock);

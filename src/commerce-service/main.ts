@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { createCommerceService } from './app.ts';
 import { loadServiceConfig } from './config.ts';
 import { applyConnectionLimits } from './connection-limits.ts';
+import { listeningAddress } from './listening-address.ts';
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();
@@ -24,13 +25,16 @@ async function main(): Promise<void> {
   });
   // Alone it may face the network: the gateway's timeouts and connection cap apply.
   applyConnectionLimits(app.server, config.connections);
-  const address = await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host });
+  const { bound, local } = listeningAddress(app.server.address());
   const demo = config.clients[0];
-  console.log(`commerce service listening on ${address} (database ${config.dbPath})`);
+  console.log(`commerce service listening on ${bound} (database ${config.dbPath})`);
+  if (bound !== local) console.log(`  every interface; from this machine: ${local}`);
+  console.log(`  health: ${local}/healthz`);
   if (demo) {
     console.log(`demo store client: client_id=${demo.id} client_secret=${demo.secret}`);
     console.log(`get a token: curl -s -d grant_type=client_credentials -d client_id=${demo.id} \\`);
-    console.log(`  -d client_secret=${demo.secret} ${address}/oauth/access_token`);
+    console.log(`  -d client_secret=${demo.secret} ${local}/oauth/access_token`);
   }
 
   let stopping = false;

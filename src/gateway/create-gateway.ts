@@ -147,10 +147,36 @@ export function gatewaySettings(gateway: Gateway): GatewaySettings | undefined {
 }
 
 /**
+ * A GraphQLError made by another copy of graphql, as ours: graphql-armor depends on graphql 16,
+ * so beside an application's graphql 17 npm gives armor a copy of its own, and Yoga, which knows
+ * a GraphQLError by `instanceof`, would mask armor's refusals as a 500. One that wraps an
+ * unexpected error (`originalError`) is left to the mask.
+ */
+function fromAnotherGraphql(error: unknown): GraphQLError | undefined {
+  if (!(error instanceof Error) || error instanceof GraphQLError || error.name !== 'GraphQLError') {
+    return undefined;
+  }
+  const foreign = error as Error &
+    Partial<
+      Pick<GraphQLError, 'nodes' | 'source' | 'positions' | 'path' | 'extensions' | 'originalError'>
+    >;
+  if (foreign.originalError != null) return undefined;
+  return new GraphQLError(foreign.message, {
+    nodes: foreign.nodes,
+    source: foreign.source,
+    positions: foreign.positions,
+    path: foreign.path,
+    extensions: foreign.extensions,
+  });
+}
+
+/**
  * Gateway errors reach clients with their message and `extensions.code`; GraphQL's own
  * syntax/validation errors pass as usual; everything else becomes Yoga's masked error.
  */
 export function maskGatewayError(error: unknown, message: string, isDev?: boolean): Error {
+  const bridged = fromAnotherGraphql(error);
+  if (bridged !== undefined) return bridged;
   const gatewayError = findGatewayError(error);
   if (gatewayError !== undefined) {
     const outer = error instanceof GraphQLError ? error : undefined;

@@ -104,12 +104,32 @@ describe('the embedded commerce service stands apart', () => {
   });
 });
 
+describe('the library entry stands apart from the embedded service', () => {
+  it('reaches neither the service, fastify nor node:sqlite (they are commerce-gateway/service)', () => {
+    const graph = walkImportGraph(['src/index.ts']);
+    const embedded = graph.edges
+      .filter(
+        (edge) =>
+          edge.file === `${SERVICE}app.ts` ||
+          edge.packageName === 'node:sqlite' ||
+          edge.packageName === 'fastify' ||
+          edge.packageName === '@fastify/multipart',
+      )
+      .map((edge) => `${edge.from} → ${edge.specifier}`);
+    expect(embedded).toEqual([]);
+    expect(graph.unresolved).toEqual([]);
+    // …while the subpath entry does.
+    expect(walkImportGraph(['src/service.ts']).files).toContain(`${SERVICE}app.ts`);
+  });
+});
+
 describe('dependencies', () => {
   it('every runtime dependency is imported by the code that ships', () => {
-    // npm start, npm run service and seed, the library entry, and the launcher that runs them.
+    // npm start, npm run service and seed, the library's entries, and the launcher that runs them.
     const graph = walkImportGraph([
       'src/main.ts',
       'src/index.ts',
+      'src/service.ts',
       `${SERVICE}main.ts`,
       `${SERVICE}seed-cli.ts`,
       'scripts/ts.mjs',

@@ -61,6 +61,28 @@ describe('scripts/ts.mjs', () => {
     expect(run.status).toBe(0);
   });
 
+  it('on a Node older than engines, says in one line which Node is needed, and nothing else', () => {
+    // The Node it reports is played by a preload; the check reads process.versions.node.
+    const preload = join(scratch, 'node-20.mjs');
+    writeFileSync(
+      preload,
+      "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.20.2' } });\n",
+    );
+    for (const target of [entry, 'src/main.ts']) {
+      const run = spawnSync(process.execPath, ['--import', preload, 'scripts/ts.mjs', target], {
+        encoding: 'utf8',
+        env: env(),
+        timeout: 30_000,
+      });
+      expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+        status: 1,
+        stdout: '',
+        stderr:
+          'commerce-gateway needs Node 22.19 or newer (package.json engines); this is Node 20.20.2\n',
+      });
+    }
+  });
+
   it('refuses to start without an entry', () => {
     const run = spawnSync(process.execPath, ['scripts/ts.mjs'], { encoding: 'utf8', env: env() });
     expect(run.status).toBe(2);

@@ -1,17 +1,17 @@
 /**
- * GraphiQL in a real browser (Debian's Chromium, headless, driven by playwright-core): the page
- * at /graphql starts with the demo token and the first query prefilled, runs it, shows the
- * result, and nothing it loads comes from anywhere but the gateway's own origin, under a
- * Content-Security-Policy it never violates. No browser is downloaded: without Chromium at
- * CHROMIUM_PATH (default /usr/bin/chromium) this test fails; `.ci/run` installs it.
+ * GraphiQL in a real browser (headless Chromium driven by playwright-core): the page at /graphql
+ * starts with the demo token and the first query prefilled, runs it, shows the result, and
+ * nothing it loads comes from anywhere but the gateway's own origin, under a
+ * Content-Security-Policy it never violates. The browser comes with `npm install`: the Chromium
+ * that the @sparticuz/chromium dev dependency ships inside its package (test/support/chromium.ts),
+ * or CHROMIUM_PATH's. Nothing is downloaded, no system browser is needed, and the test never
+ * skips: a browser that cannot start fails it.
  */
-import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHIQL_CSP } from '../../src/gateway/graphiql.ts';
+import { type ChromiumBinary, chromiumForTests } from '../support/chromium.ts';
 import { type Stack, startStack } from '../support/harness.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Monaco renders spaces as no-break spaces: compare text with whitespace made plain. */
 const plain = (text: string) => text.replace(/\s+/g, ' ');
@@ -20,13 +20,10 @@ describe('GraphiQL in Chromium', () => {
   let stack: Stack;
   let browser: Browser;
   let token: string;
+  let binary: ChromiumBinary;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`,
-      );
-    }
+    binary = await chromiumForTests();
     stack = await startStack({
       seed: true,
       gateway: { graphiql: true, demoToken: () => token },
@@ -34,7 +31,7 @@ describe('GraphiQL in Chromium', () => {
     token = await stack.token();
     // Playwright gives the browser a fresh temporary profile of its own (--user-data-dir).
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: binary.executablePath,
       headless: true,
       args: [
         '--no-sandbox',
@@ -51,6 +48,29 @@ describe('GraphiQL in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.close();
+  });
+
+  it("runs the browser it was given: the npm package's Chromium unless CHROMIUM_PATH names one", () => {
+    const version = browser.version();
+    // One line in the log says which browser ran (CI's run without a system Chromium reads it).
+    console.log(
+      `GraphiQL browser test: Chromium ${version} from ${binary.source.kind === 'package' ? `${binary.source.name}@${binary.source.version}` : 'CHROMIUM_PATH'} (${binary.executablePath})`,
+    );
+    if (process.env.CHROMIUM_PATH) {
+      expect(binary).toEqual({
+        executablePath: process.env.CHROMIUM_PATH,
+        source: { kind: 'CHROMIUM_PATH' },
+      });
+      return;
+    }
+    expect(binary.source).toMatchObject({ kind: 'package', name: '@sparticuz/chromium' });
+    expect(binary.executablePath).toMatch(
+      /\/node_modules\/\.cache\/sparticuz-chromium-[\d.]+\/chromium$/,
+    );
+    // The package's major version is its Chromium's: the browser that answered is that one.
+    const packageMajor =
+      binary.source.kind === 'package' ? binary.source.version.split('.')[0] : '';
+    expect(version.split('.')[0]).toBe(packageMajor);
   });
 
   it('runs the prefilled first query with the demo token, loading only from the gateway', async () => {
@@ -129,5 +149,13 @@ describe('GraphiQL in Chromium', () => {
     expect(elsewhere()).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
+  });
+});
+
+describe('the browser of the browser tests', () => {
+  it('is never skipped for want of one: a CHROMIUM_PATH that does not exist is an error', async () => {
+    await expect(chromiumForTests({ CHROMIUM_PATH: '/nonexistent/chromium' })).rejects.toThrow(
+      'CHROMIUM_PATH=/nonexistent/chromium does not exist: unset it to use the Chromium of @sparticuz/chromium',
+    );
   });
 });

@@ -1,6 +1,6 @@
-// @ts-nocheck -- the project's `tsc` covers bench/, but @graphql-hive/gateway lives only in this
-// folder's own node_modules (installed by setup.mjs, absent on a clean clone); Hive Gateway loads
-// this file with its own TypeScript loader.
+// @ts-nocheck -- the project's `tsc` leaves bench/peers/ out (tsconfig.json's exclude): its
+// imports would pull in this folder's own node_modules (installed by setup.mjs, absent on a clean
+// clone). Hive Gateway loads this file with its own TypeScript loader.
 /**
  * Hive Gateway, set up as a production deployment would be for this benchmark: the caller's
  * Authorization header goes to the commerce service (which answers 401 without it), request

@@ -1,6 +1,6 @@
-// @ts-nocheck -- the project's `tsc` covers bench/, but these packages live only in this folder's
-// own node_modules (installed by setup.mjs, absent on a clean clone); Mesh Compose loads this file
-// with its own TypeScript loader.
+// @ts-nocheck -- the project's `tsc` leaves bench/peers/ out (tsconfig.json's exclude): its
+// imports would pull in this folder's own node_modules (installed by setup.mjs, absent on a clean
+// clone). Mesh Compose loads this file with its own TypeScript loader.
 /**
  * GraphQL Mesh Compose: the commerce service's `GET /v2/orders` (openapi.json) as one OpenAPI
  * subgraph, composed into the supergraph Hive Gateway serves. The upstream base URL is baked
