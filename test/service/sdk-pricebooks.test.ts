@@ -95,6 +95,13 @@ describe('js-sdk PriceBooks', () => {
     expect(price.attributes.currencies.USD?.tiers?.bulk?.amount).toBe(1200);
     const duplicate = await rejection(sdk.PriceBooks.Prices.Create({ pricebookId, body } as never));
     expect(duplicate.errors[0]?.status).toBe(409);
+    // The SDK types the include as 'price'; the API (and this service) takes 'prices'.
+    const withPrices = (await sdk.PriceBooks.With('prices' as never).Get(
+      pricebookId,
+    )) as unknown as {
+      included: { id: string }[];
+    };
+    expect(withPrices.included.map((p) => p.id)).toEqual([price.id]);
     const all = await sdk.PriceBooks.Prices.Filter({ eq: { sku: 'sdk-mug' } } as never).All({
       pricebookId,
     });
