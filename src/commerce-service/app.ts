@@ -16,10 +16,16 @@ import { customFieldRoutes } from './routes/custom-fields.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { entryRoutes } from './routes/entries.ts';
 import { fileRoutes } from './routes/files.ts';
+import { inventoryRoutes } from './routes/inventories.ts';
+import { inventoryLocationRoutes } from './routes/inventory-locations.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { priceModifierRoutes } from './routes/price-modifiers.ts';
+import { pricebookRoutes } from './routes/pricebooks.ts';
+import { priceRoutes } from './routes/prices.ts';
 import { settingsRoutes } from './routes/settings.ts';
-import { checkScope, scopeOf } from './scopes.ts';
+import { stockTransactionRoutes } from './routes/stock-transactions.ts';
+import { checkScope, needsScope, scopeOf } from './scopes.ts';
 import { createSignInLimiter } from './sign-in-limits.ts';
 import { ensureStores, type StoreContext } from './stores.ts';
 import { type Clock, createTimestamper, systemClock } from './time.ts';
@@ -60,19 +66,26 @@ export function serviceRoutes(app: FastifyInstance): readonly ServiceRoute[] {
 export const BODY_LIMIT = 1024 * 1024;
 
 /**
- * Route modules under /v2, all behind the bearer-token hook. Add a module here to serve it.
+ * Route modules by the prefix they are served under (`/v2`, PXM's `/pcm`), all behind the
+ * bearer-token hook. Add a module here to serve it.
  */
-const v2Routes: RouteModule[] = [
-  settingsRoutes,
-  customApiRoutes,
-  customFieldRoutes,
-  entryRoutes,
-  cartRoutes,
-  orderRoutes,
-  fileRoutes,
-  accountRoutes,
-  customerRoutes,
-];
+const authenticatedRoutes: Record<string, RouteModule[]> = {
+  '/v2': [
+    settingsRoutes,
+    customApiRoutes,
+    customFieldRoutes,
+    entryRoutes,
+    cartRoutes,
+    orderRoutes,
+    fileRoutes,
+    accountRoutes,
+    customerRoutes,
+    inventoryRoutes,
+    stockTransactionRoutes,
+    inventoryLocationRoutes,
+  ],
+  '/pcm': [pricebookRoutes, priceRoutes, priceModifierRoutes],
+};
 
 export async function createCommerceService(
   options: CommerceServiceOptions,
@@ -113,8 +126,8 @@ export async function createCommerceService(
   routesOf.set(app, routes);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      // No /v2 route goes live without a decision on who may call it (scopes.ts).
-      if (route.url.startsWith('/v2/') && scopeOf(method, route.url) === undefined) {
+      // No authenticated route goes live without a decision on who may call it (scopes.ts).
+      if (needsScope(route.url) && scopeOf(method, route.url) === undefined) {
         throw new Error(`${method} ${route.url} has no token scope in scopes.ts`);
       }
       routes.push({ method, url: route.url });
@@ -154,19 +167,21 @@ export async function createCommerceService(
 
   const authenticate = createAuthenticator(db, clock);
   const resolveCustomer = createCustomerResolver(db, clock);
-  await app.register(
-    async (v2) => {
-      // onRequest, before the body is read: an unauthenticated caller learns nothing about
-      // body rules, and no body is parsed for it.
-      v2.addHook('onRequest', async (request) => {
-        request.store = authenticate(request);
-        request.customer = resolveCustomer(request, request.store.id);
-        checkScope(request);
-      });
-      for (const routes of v2Routes) await v2.register(routes(ctx));
-    },
-    { prefix: '/v2' },
-  );
+  for (const [prefix, modules] of Object.entries(authenticatedRoutes)) {
+    await app.register(
+      async (scoped) => {
+        // onRequest, before the body is read: an unauthenticated caller learns nothing about
+        // body rules, and no body is parsed for it.
+        scoped.addHook('onRequest', async (request) => {
+          request.store = authenticate(request);
+          request.customer = resolveCustomer(request, request.store.id);
+          checkScope(request);
+        });
+        for (const routes of modules) await scoped.register(routes(ctx));
+      },
+      { prefix },
+    );
+  }
   return app;
 }
 

@@ -16,6 +16,7 @@ import { buildListSql } from './listing/sql.ts';
 // What a list route needs besides listResources: the vocabulary of a ListSpec.
 export {
   type AttributeKind,
+  creationOrderListSpec,
   type FilterOpName,
   type ListAttribute,
   type ListSpec,

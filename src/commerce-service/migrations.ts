@@ -560,4 +560,113 @@ export const migrations: Migration[] = [
       CREATE INDEX orders_customer_id ON orders (store_id, customer_id, id, created_at, updated_at);
     `,
   },
+  {
+    // Price books (PXM, /pcm/pricebooks), their prices keyed by SKU and their price modifiers,
+    // and stock (/v2/inventories) with its transactions and inventory locations. A price book's
+    // prices and modifiers go with it (ON DELETE CASCADE), a product's transactions with its
+    // stock. Currency maps, sales and custom attributes are stored as the JSON the API shows.
+    // `stock` keeps total = available + allocated and neither below zero as CHECKs, behind the
+    // conditional updates of inventory/stock.ts. Lists are read in creation order, so each has
+    // (store_id[, parent], created_at, id) and (…, updated_at, id) indexes.
+    id: '0720-pricebooks-and-stock',
+    sql: `
+      CREATE TABLE pricebooks (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT,
+        external_ref TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX pricebooks_created ON pricebooks (store_id, created_at, id);
+      CREATE INDEX pricebooks_updated ON pricebooks (store_id, updated_at, id);
+      CREATE INDEX pricebooks_external_ref ON pricebooks (store_id, external_ref);
+
+      CREATE TABLE prices (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        pricebook_id TEXT NOT NULL REFERENCES pricebooks(id) ON DELETE CASCADE,
+        sku TEXT NOT NULL,
+        currencies TEXT NOT NULL,
+        sales TEXT,
+        external_ref TEXT,
+        admin_attributes TEXT,
+        shopper_attributes TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        -- One price per SKU in a book; also the index price resolution reads.
+        UNIQUE (store_id, pricebook_id, sku)
+      );
+      CREATE INDEX prices_book_created ON prices (store_id, pricebook_id, created_at, id);
+      CREATE INDEX prices_book_updated ON prices (store_id, pricebook_id, updated_at, id);
+      CREATE INDEX prices_created ON prices (store_id, created_at, id);
+      CREATE INDEX prices_updated ON prices (store_id, updated_at, id);
+      CREATE INDEX prices_sku ON prices (store_id, sku);
+
+      CREATE TABLE price_modifiers (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        pricebook_id TEXT NOT NULL REFERENCES pricebooks(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        modifier_type TEXT NOT NULL
+          CHECK (modifier_type IN ('price_increment', 'price_decrement', 'price_equals')),
+        currencies TEXT NOT NULL,
+        external_ref TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (store_id, pricebook_id, name)
+      );
+      CREATE INDEX price_modifiers_created
+        ON price_modifiers (store_id, pricebook_id, created_at, id);
+      CREATE INDEX price_modifiers_updated
+        ON price_modifiers (store_id, pricebook_id, updated_at, id);
+
+      CREATE TABLE stock (
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        product_id TEXT NOT NULL,
+        -- The multi-location form's meta.stock_id.
+        stock_id TEXT NOT NULL,
+        total INTEGER NOT NULL,
+        available INTEGER NOT NULL CHECK (available >= 0),
+        allocated INTEGER NOT NULL CHECK (allocated >= 0),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (store_id, product_id),
+        CHECK (total = available + allocated)
+      );
+      CREATE INDEX stock_created ON stock (store_id, created_at, product_id);
+      CREATE INDEX stock_updated ON stock (store_id, updated_at, product_id);
+
+      CREATE TABLE stock_transactions (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL,
+        product_id TEXT NOT NULL,
+        action TEXT NOT NULL
+          CHECK (action IN ('increment', 'decrement', 'allocate', 'deallocate', 'set')),
+        quantity INTEGER NOT NULL CHECK (quantity >= 0),
+        created_at TEXT NOT NULL,
+        FOREIGN KEY (store_id, product_id) REFERENCES stock (store_id, product_id)
+          ON DELETE CASCADE
+      );
+      CREATE INDEX stock_transactions_created
+        ON stock_transactions (store_id, product_id, created_at, id);
+
+      CREATE TABLE inventory_locations (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        external_ref TEXT,
+        description TEXT,
+        address TEXT,
+        geolocation TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (store_id, slug)
+      );
+      CREATE INDEX inventory_locations_created ON inventory_locations (store_id, created_at, id);
+      CREATE INDEX inventory_locations_updated ON inventory_locations (store_id, updated_at, id);
+    `,
+  },
 ];

@@ -146,6 +146,8 @@ export interface TextRule {
   prefix?: string;
   /** Whether an empty or all-blank string is a value (a description); default no. */
   blank?: boolean;
+  /** The most UTF-16 code units; default MAX_TEXT (an `external_ref` allows 2,048). */
+  max?: number;
 }
 
 /**
@@ -165,8 +167,9 @@ export function optionalText(
   if (rule.blank !== true && value.trim() === '') {
     throw badRequest(`${source} must not be empty.`, source);
   }
-  if (value.length > MAX_TEXT) {
-    throw badRequest(`${source} must be at most ${MAX_TEXT} characters.`, source);
+  const max = rule.max ?? MAX_TEXT;
+  if (value.length > max) {
+    throw badRequest(`${source} must be at most ${max} characters.`, source);
   }
   return value;
 }
@@ -287,4 +290,125 @@ export function requireAttributes(
   );
   rejectUnknownKeys(attributes, allowed);
   return attributes;
+}
+
+/** Members of a nested (`{data:{type,id,attributes}}`) resource besides its attributes. */
+const RESOURCE_MEMBERS = ['type', 'id', 'attributes', 'links', 'meta', 'relationships'];
+
+export interface ResourceRule {
+  /** Attributes a client may send back unchanged from a read (`created_at`); dropped. */
+  readOnly?: readonly string[];
+  /** The id of the path: a `data.id`, when sent, must be it (any case). */
+  id?: string;
+}
+
+/**
+ * The `data.attributes` of a write of a nested (`/pcm`-style) `type` resource:
+ * `{"data":{"type":…,"id"?:…,"attributes":{…}}}`. `data.type` is checked when present,
+ * `data.id` when `rule.id` is given; `links`, `meta` and `relationships` may be echoed back
+ * and are ignored; 400 naming the first other key of `data` and the first attribute that is
+ * neither `allowed` nor read-only (`data.attributes.<key>`).
+ */
+export function requireResourceAttributes(
+  body: unknown,
+  type: string,
+  allowed: readonly string[],
+  rule: ResourceRule = {},
+): JsonObject {
+  const data = requireData(body);
+  checkType(data, type);
+  for (const key of Object.keys(data)) {
+    if (!RESOURCE_MEMBERS.includes(key)) {
+      throw badRequest(
+        `Unknown member "${key}" of data: attributes go under data.attributes.`,
+        `data.${key}`,
+      );
+    }
+  }
+  if (rule.id !== undefined && data.id !== undefined && data.id !== null) {
+    if (typeof data.id !== 'string' || data.id.toLowerCase() !== rule.id.toLowerCase()) {
+      throw badRequest('data.id must be the id of the path.', 'data.id');
+    }
+  }
+  const attributes = requireObject(data, 'attributes', {
+    shape: `{"data":{"type":"${type}","attributes":{…}}}`,
+  });
+  const readOnly = rule.readOnly ?? [];
+  const kept = Object.fromEntries(
+    Object.entries(attributes).filter(([key]) => !readOnly.includes(key)),
+  );
+  rejectUnknownKeys(kept, allowed, 'data.attributes');
+  return kept;
+}
+
+export interface MapRule {
+  /** The path of the object the map is in. */
+  prefix: string;
+  /** The most keys. */
+  maxKeys: number;
+  /** What each key must look like, and how to say so. */
+  keyPattern?: { pattern: RegExp; says: string };
+}
+
+/**
+ * The entries of the object at `key` (a map keyed by names the client chose), or undefined
+ * when absent (null counts as absent). 400 when it is not an object, has more than
+ * `rule.maxKeys` keys, or a key that does not match `rule.keyPattern`.
+ */
+export function optionalMapEntries(
+  data: JsonObject,
+  key: string,
+  rule: MapRule,
+): [string, unknown][] | undefined {
+  const value = data[key];
+  if (value === undefined || value === null) return undefined;
+  const source = `${rule.prefix}.${key}`;
+  if (!isObject(value)) throw badRequest(`${source} must be an object.`, source);
+  const entries = Object.entries(value);
+  if (entries.length > rule.maxKeys) {
+    throw badRequest(`${source} may have at most ${rule.maxKeys} keys.`, source);
+  }
+  if (rule.keyPattern !== undefined) {
+    for (const [name] of entries) {
+      if (!rule.keyPattern.pattern.test(name)) {
+        // The key is echoed only when short: it is the client's own text, bounded here.
+        const shown = name.length <= 64 ? `"${name}"` : 'a key';
+        throw badRequest(
+          `${source} has ${shown} as a key; keys must be ${rule.keyPattern.says}.`,
+          `${source}.${name.slice(0, 64)}`,
+        );
+      }
+    }
+  }
+  return entries;
+}
+
+/**
+ * A map of custom attributes (`admin_attributes`, `shopper_attributes`): string keys of 1–255
+ * characters to a string (at most `rule.maxValue` characters) or null, at most
+ * `rule.maxKeys` keys. Undefined when absent.
+ */
+export function optionalStringMap(
+  data: JsonObject,
+  key: string,
+  rule: { prefix: string; maxKeys: number; maxValue: number },
+): Record<string, string | null> | undefined {
+  const entries = optionalMapEntries(data, key, {
+    prefix: rule.prefix,
+    maxKeys: rule.maxKeys,
+    keyPattern: { pattern: /^.{1,255}$/su, says: '1 to 255 characters' },
+  });
+  if (entries === undefined) return undefined;
+  const map: Record<string, string | null> = {};
+  for (const [name, value] of entries) {
+    const source = `${rule.prefix}.${key}.${name}`;
+    if (value !== null && typeof value !== 'string') {
+      throw badRequest(`${source} must be a string or null.`, source);
+    }
+    if (typeof value === 'string' && value.length > rule.maxValue) {
+      throw badRequest(`${source} must be at most ${rule.maxValue} characters.`, source);
+    }
+    map[name] = value;
+  }
+  return map;
 }

@@ -6,7 +6,7 @@
  * store (settings, Custom APIs and their entries, accounts, files, every store-wide list) needs
  * the store's client_credentials token.
  *
- * Every /v2 route has an entry in ROUTE_SCOPES: app.ts refuses to register a route without
+ * Every /v2 and /pcm route has an entry in ROUTE_SCOPES: app.ts refuses to register a route without
  * one, so a new route cannot go live without a decision. The check runs in the /v2 onRequest
  * hook, after the bearer and customer tokens are resolved and before the body is read.
  */
@@ -97,7 +97,53 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'DELETE /v2/customers/:customerId': 'store',
   // Signing in: what a shopper's token is for.
   'POST /v2/customers/tokens': 'shopper',
+
+  // Stock: a storefront shows whether a product is in stock (production's storefront calls
+  // getStock with its implicit token), so one product's stock, several products' stock
+  // (POST …/multiple is a read) and the inventory locations are a shopper's to read. The list
+  // of all stock, the transactions and every write are the store's.
+  'POST /v2/inventories': 'store',
+  'GET /v2/inventories': 'store',
+  'POST /v2/inventories/multiple': 'shopper',
+  'POST /v2/inventories/:productId': 'store',
+  'GET /v2/inventories/:productId': 'shopper',
+  'DELETE /v2/inventories/:productId': 'store',
+  'POST /v2/inventories/:productId/transactions': 'store',
+  'GET /v2/inventories/:productId/transactions': 'store',
+  'GET /v2/inventories/:productId/transactions/:transactionId': 'store',
+  'POST /v2/inventories/locations': 'store',
+  'GET /v2/inventories/locations': 'shopper',
+  'GET /v2/inventories/locations/:locationId': 'shopper',
+  'PUT /v2/inventories/locations/:locationId': 'store',
+  'DELETE /v2/inventories/locations/:locationId': 'store',
+
+  // Price books, prices and modifiers (PXM admin): the store's.
+  'POST /pcm/pricebooks': 'store',
+  'GET /pcm/pricebooks': 'store',
+  'GET /pcm/pricebooks/prices': 'store',
+  'GET /pcm/pricebooks/:pricebookId': 'store',
+  'PUT /pcm/pricebooks/:pricebookId': 'store',
+  'DELETE /pcm/pricebooks/:pricebookId': 'store',
+  'POST /pcm/pricebooks/:pricebookId/replicate': 'store',
+  'POST /pcm/pricebooks/:pricebookId/prices': 'store',
+  'GET /pcm/pricebooks/:pricebookId/prices': 'store',
+  'GET /pcm/pricebooks/:pricebookId/prices/:priceId': 'store',
+  'PUT /pcm/pricebooks/:pricebookId/prices/:priceId': 'store',
+  'DELETE /pcm/pricebooks/:pricebookId/prices/:priceId': 'store',
+  'POST /pcm/pricebooks/:pricebookId/modifiers': 'store',
+  'GET /pcm/pricebooks/:pricebookId/modifiers': 'store',
+  'GET /pcm/pricebooks/:pricebookId/modifiers/:modifierId': 'store',
+  'PUT /pcm/pricebooks/:pricebookId/modifiers/:modifierId': 'store',
+  'DELETE /pcm/pricebooks/:pricebookId/modifiers/:modifierId': 'store',
 };
+
+/** Routes under these prefixes are behind the tokens, and each needs a scope here. */
+export const SCOPED_PREFIXES: readonly string[] = ['/v2/', '/pcm/'];
+
+/** Whether a route (its url as declared) is behind the tokens and so needs a scope. */
+export function needsScope(url: string): boolean {
+  return SCOPED_PREFIXES.some((prefix) => url.startsWith(prefix));
+}
 
 /** HEAD is served by the GET route of the same url (fastify's exposeHeadRoutes). */
 function key(method: string, url: string): string {

@@ -41,7 +41,13 @@ type Ref =
   | 'guestCart'
   | 'annOrder'
   | 'bobOrder'
-  | 'guestOrder';
+  | 'guestOrder'
+  | 'product'
+  | 'transaction'
+  | 'location'
+  | 'pricebook'
+  | 'price'
+  | 'modifier';
 
 interface Case {
   params?: Record<string, Ref>;
@@ -49,6 +55,7 @@ interface Case {
 }
 
 const API = '/v2/settings/extensions/custom-apis';
+const BOOKS = '/pcm/pricebooks';
 
 /** Every GET route of the service → what each kind of token gets. */
 const TABLE: Record<string, Case[]> = {
@@ -92,6 +99,26 @@ const TABLE: Record<string, Case[]> = {
   '/v2/customers/:customerId': [
     { params: { customerId: 'ann' }, expect: ANNS },
     { params: { customerId: 'bob' }, expect: NOT_ANNS },
+  ],
+  // A storefront shows one product's stock and the inventory locations; the rest is the store's.
+  '/v2/inventories': [{ expect: STORE }],
+  '/v2/inventories/:productId': [{ params: { productId: 'product' }, expect: ANYONE }],
+  '/v2/inventories/:productId/transactions': [{ params: { productId: 'product' }, expect: STORE }],
+  '/v2/inventories/:productId/transactions/:transactionId': [
+    { params: { productId: 'product', transactionId: 'transaction' }, expect: STORE },
+  ],
+  '/v2/inventories/locations': [{ expect: ANYONE }],
+  '/v2/inventories/locations/:locationId': [{ params: { locationId: 'location' }, expect: ANYONE }],
+  [BOOKS]: [{ expect: STORE }],
+  [`${BOOKS}/prices`]: [{ expect: STORE }],
+  [`${BOOKS}/:pricebookId`]: [{ params: { pricebookId: 'pricebook' }, expect: STORE }],
+  [`${BOOKS}/:pricebookId/prices`]: [{ params: { pricebookId: 'pricebook' }, expect: STORE }],
+  [`${BOOKS}/:pricebookId/prices/:priceId`]: [
+    { params: { pricebookId: 'pricebook', priceId: 'price' }, expect: STORE },
+  ],
+  [`${BOOKS}/:pricebookId/modifiers`]: [{ params: { pricebookId: 'pricebook' }, expect: STORE }],
+  [`${BOOKS}/:pricebookId/modifiers/:modifierId`]: [
+    { params: { pricebookId: 'pricebook', modifierId: 'modifier' }, expect: STORE },
   ],
 };
 
@@ -182,6 +209,44 @@ beforeAll(async () => {
   form.append('file', new Blob([new Uint8Array([1, 2, 3])], { type: 'text/plain' }), 'private.txt');
   const upload = await fetch(`${url}/v2/files`, { method: 'POST', headers: admin, body: form });
   ids.file = ((await upload.json()) as { data: { id: string } }).data.id;
+
+  ids.product = '5c0a3e4e-8f1b-4c2d-9e6f-7a8b9c0d1e2f';
+  await made('POST', `/v2/inventories/${ids.product}`, admin, { data: { quantity: 5 } });
+  ids.transaction = (
+    await made('POST', `/v2/inventories/${ids.product}/transactions`, admin, {
+      data: { type: 'stock-transaction', action: 'allocate', quantity: 1 },
+    })
+  ).id;
+  ids.location = (
+    await made('POST', '/v2/inventories/locations', admin, {
+      data: { type: 'inventory_location', attributes: { name: 'Main depot', slug: 'main' } },
+    })
+  ).id;
+  ids.pricebook = (
+    await made('POST', BOOKS, admin, {
+      data: { type: 'pricebook', attributes: { name: 'Retail' } },
+    })
+  ).id;
+  ids.price = (
+    await made('POST', `${BOOKS}/${ids.pricebook}/prices`, admin, {
+      data: {
+        type: 'product-price',
+        attributes: { sku: 'mug', currencies: { USD: { amount: 1 } } },
+      },
+    })
+  ).id;
+  ids.modifier = (
+    await made('POST', `${BOOKS}/${ids.pricebook}/modifiers`, admin, {
+      data: {
+        type: 'price-modifier',
+        attributes: {
+          name: 'xl',
+          modifier_type: 'price_equals',
+          currencies: { USD: { amount: 2 } },
+        },
+      },
+    })
+  ).id;
 
   const customerTokens = {} as Record<'ann' | 'bob', string>;
   for (const who of ['ann', 'bob'] as const) {
@@ -308,11 +373,15 @@ describe('the scope of each kind of token, route by route', () => {
   });
 
   it('refuses an implicit token every write of the store’s data, before reading the body', async () => {
-    // The shopper's writes (carts, checkout, signing in) are walked in test/gateway/guest-shopping.
-    const shopperWrites = /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$/;
+    // The shopper's writes (carts, checkout, signing in) are walked in test/gateway/guest-shopping;
+    // POST /v2/inventories/multiple is a read of several products' stock (inventory.test.ts).
+    const shopperWrites =
+      /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/inventories\/multiple$/;
     const problems: string[] = [];
     const writes = serviceRoutes(app).filter(
-      (r) => !['GET', 'HEAD'].includes(r.method) && r.url.startsWith('/v2/'),
+      (r) =>
+        !['GET', 'HEAD'].includes(r.method) &&
+        (r.url.startsWith('/v2/') || r.url.startsWith('/pcm/')),
     );
     expect(writes.length).toBeGreaterThan(20);
     for (const route of writes) {

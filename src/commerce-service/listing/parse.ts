@@ -79,6 +79,19 @@ export function standardListSpec(overrides: Partial<ListSpec> = {}): ListSpec {
   };
 }
 
+/**
+ * A list production offers without `sort` (the catalog's, stock's): read in creation order,
+ * oldest first, so new records join the end and a walk by offset does not shift under them.
+ * `filters` are exactly the ones the list documents. `sort=created_at` (or `-created_at`) is
+ * accepted; nothing else is.
+ */
+export function creationOrderListSpec(
+  filters: Record<string, ListAttribute>,
+  idColumn = 'id',
+): ListSpec {
+  return { filters, sorts: { created_at: 'created_at' }, defaultSort: 'created_at', idColumn };
+}
+
 /** A comparison of one column with one text value, as SQL will evaluate it. */
 export interface RangeComparison {
   column: string;
@@ -129,9 +142,10 @@ function parseNonNegativeInteger(name: string, raw: string, max: number): number
 }
 
 function describeAllowed(spec: ListSpec): string {
-  return Object.entries(spec.filters)
-    .map(([name, attr]) => `${name} (${attr.ops.join(', ')})`)
-    .join(', ');
+  const allowed = Object.entries(spec.filters).map(
+    ([name, attr]) => `${name} (${attr.ops.join(', ')})`,
+  );
+  return allowed.length === 0 ? 'none (this list takes no filter)' : allowed.join(', ');
 }
 
 /** Splits `a(b,c):d(e,f)` at top-level colons; rejects unbalanced or nested parentheses. */
