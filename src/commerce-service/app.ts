@@ -18,6 +18,13 @@ import { entryRoutes } from './routes/entries.ts';
 import { fileRoutes } from './routes/files.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { pcmHierarchyRoutes } from './routes/pcm-hierarchies.ts';
+import { pcmJobRoutes } from './routes/pcm-jobs.ts';
+import { pcmNodeProductRoutes } from './routes/pcm-node-products.ts';
+import { pcmNodeRoutes } from './routes/pcm-nodes.ts';
+import { pcmProductRelationshipRoutes } from './routes/pcm-product-relationships.ts';
+import { pcmProductRoutes } from './routes/pcm-products.ts';
+import { pcmVariationRoutes } from './routes/pcm-variations.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { checkScope, scopeOf } from './scopes.ts';
 import { createSignInLimiter } from './sign-in-limits.ts';
@@ -74,6 +81,20 @@ const v2Routes: RouteModule[] = [
   customerRoutes,
 ];
 
+/**
+ * Route modules of the Product Experience Manager under /pcm (the catalog's admin API), behind
+ * the same bearer-token hook; every route is the store's (client_credentials) in scopes.ts.
+ */
+const pcmRoutes: RouteModule[] = [
+  pcmProductRoutes,
+  pcmVariationRoutes,
+  pcmProductRelationshipRoutes,
+  pcmJobRoutes,
+  pcmHierarchyRoutes,
+  pcmNodeRoutes,
+  pcmNodeProductRoutes,
+];
+
 export async function createCommerceService(
   options: CommerceServiceOptions,
 ): Promise<FastifyInstance> {
@@ -113,8 +134,9 @@ export async function createCommerceService(
   routesOf.set(app, routes);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      // No /v2 route goes live without a decision on who may call it (scopes.ts).
-      if (route.url.startsWith('/v2/') && scopeOf(method, route.url) === undefined) {
+      // No /v2 or /pcm route goes live without a decision on who may call it (scopes.ts).
+      const scoped = route.url.startsWith('/v2/') || route.url.startsWith('/pcm/');
+      if (scoped && scopeOf(method, route.url) === undefined) {
         throw new Error(`${method} ${route.url} has no token scope in scopes.ts`);
       }
       routes.push({ method, url: route.url });
@@ -147,19 +169,24 @@ export async function createCommerceService(
 
   const authenticate = createAuthenticator(db, clock);
   const resolveCustomer = createCustomerResolver(db, clock);
-  await app.register(
-    async (v2) => {
-      // onRequest, before the body is read: an unauthenticated caller learns nothing about
-      // body rules, and no body is parsed for it.
-      v2.addHook('onRequest', async (request) => {
-        request.store = authenticate(request);
-        request.customer = resolveCustomer(request, request.store.id);
-        checkScope(request);
-      });
-      for (const routes of v2Routes) await v2.register(routes(ctx));
-    },
-    { prefix: '/v2' },
-  );
+  for (const [prefix, modules] of [
+    ['/v2', v2Routes],
+    ['/pcm', pcmRoutes],
+  ] as const) {
+    await app.register(
+      async (scope) => {
+        // onRequest, before the body is read: an unauthenticated caller learns nothing about
+        // body rules, and no body is parsed for it.
+        scope.addHook('onRequest', async (request) => {
+          request.store = authenticate(request);
+          request.customer = resolveCustomer(request, request.store.id);
+          checkScope(request);
+        });
+        for (const routes of modules) await scope.register(routes(ctx));
+      },
+      { prefix },
+    );
+  }
   return app;
 }
 

@@ -6,7 +6,7 @@
  * store (settings, Custom APIs and their entries, accounts, files, every store-wide list) needs
  * the store's client_credentials token.
  *
- * Every /v2 route has an entry in ROUTE_SCOPES: app.ts refuses to register a route without
+ * Every /v2 and /pcm route has an entry in ROUTE_SCOPES or PCM_SCOPES: app.ts refuses to register a route without
  * one, so a new route cannot go live without a decision. The check runs in the /v2 onRequest
  * hook, after the bearer and customer tokens are resolved and before the body is read.
  */
@@ -99,6 +99,67 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'POST /v2/customers/tokens': 'shopper',
 };
 
+/**
+ * The Product Experience Manager (/pcm) is the store's admin API: every route is
+ * client_credentials only (production keeps shoppers to the published catalog, /catalog).
+ */
+const PCM_PRODUCT = '/pcm/products/:productId';
+const PCM_OPTION = '/pcm/variations/:variationId/options/:optionId';
+const PCM_NODE = '/pcm/hierarchies/:hierarchyId/nodes/:nodeId';
+const PCM_ROUTES = [
+  'POST /pcm/products',
+  'GET /pcm/products',
+  `GET ${PCM_PRODUCT}`,
+  `PUT ${PCM_PRODUCT}`,
+  `DELETE ${PCM_PRODUCT}`,
+  `GET ${PCM_PRODUCT}/children`,
+  `POST ${PCM_PRODUCT}/build`,
+  `GET ${PCM_PRODUCT}/nodes`,
+  ...['variations', 'files', 'main_image'].flatMap((rel) =>
+    ['GET', 'POST', 'PUT', 'DELETE'].map((m) => `${m} ${PCM_PRODUCT}/relationships/${rel}`),
+  ),
+  'POST /pcm/variations',
+  'GET /pcm/variations',
+  'GET /pcm/variations/:variationId',
+  'PUT /pcm/variations/:variationId',
+  'DELETE /pcm/variations/:variationId',
+  'POST /pcm/variations/:variationId/options',
+  'GET /pcm/variations/:variationId/options',
+  `GET ${PCM_OPTION}`,
+  `PUT ${PCM_OPTION}`,
+  `DELETE ${PCM_OPTION}`,
+  `POST ${PCM_OPTION}/modifiers`,
+  `GET ${PCM_OPTION}/modifiers`,
+  `GET ${PCM_OPTION}/modifiers/:modifierId`,
+  `PUT ${PCM_OPTION}/modifiers/:modifierId`,
+  `DELETE ${PCM_OPTION}/modifiers/:modifierId`,
+  'GET /pcm/jobs',
+  'GET /pcm/jobs/:jobId',
+  'GET /pcm/jobs/:jobId/errors',
+  'POST /pcm/hierarchies',
+  'GET /pcm/hierarchies',
+  'GET /pcm/hierarchies/nodes',
+  'GET /pcm/hierarchies/:hierarchyId',
+  'PUT /pcm/hierarchies/:hierarchyId',
+  'DELETE /pcm/hierarchies/:hierarchyId',
+  'GET /pcm/hierarchies/:hierarchyId/children',
+  'POST /pcm/hierarchies/:hierarchyId/nodes',
+  'GET /pcm/hierarchies/:hierarchyId/nodes',
+  `GET ${PCM_NODE}`,
+  `PUT ${PCM_NODE}`,
+  `DELETE ${PCM_NODE}`,
+  `GET ${PCM_NODE}/children`,
+  `POST ${PCM_NODE}/relationships/children`,
+  `PUT ${PCM_NODE}/relationships/parent`,
+  `DELETE ${PCM_NODE}/relationships/parent`,
+  `POST ${PCM_NODE}/relationships/products`,
+  `DELETE ${PCM_NODE}/relationships/products`,
+  `GET ${PCM_NODE}/products`,
+];
+const PCM_SCOPES: Readonly<Record<string, RouteScope>> = Object.fromEntries(
+  PCM_ROUTES.map((route) => [route, 'store' as const]),
+);
+
 /** HEAD is served by the GET route of the same url (fastify's exposeHeadRoutes). */
 function key(method: string, url: string): string {
   return `${method === 'HEAD' ? 'GET' : method} ${url}`;
@@ -106,7 +167,8 @@ function key(method: string, url: string): string {
 
 /** The scope of a route, or undefined when it has none. */
 export function scopeOf(method: string, url: string): RouteScope | undefined {
-  return ROUTE_SCOPES[key(method, url)];
+  const name = key(method, url);
+  return ROUTE_SCOPES[name] ?? PCM_SCOPES[name];
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
