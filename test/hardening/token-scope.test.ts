@@ -41,7 +41,14 @@ type Ref =
   | 'guestCart'
   | 'annOrder'
   | 'bobOrder'
-  | 'guestOrder';
+  | 'guestOrder'
+  | 'product'
+  | 'variation'
+  | 'option'
+  | 'modifier'
+  | 'job'
+  | 'hierarchy'
+  | 'node';
 
 interface Case {
   params?: Record<string, Ref>;
@@ -87,6 +94,54 @@ const TABLE: Record<string, Case[]> = {
   '/v2/accounts': [{ expect: STORE }],
   '/v2/accounts/:accountId': [{ params: { accountId: 'account' }, expect: STORE }],
   '/v2/customers': [{ expect: CUSTOMER }],
+  // The Product Experience Manager is the store's admin API: client_credentials only.
+  '/pcm/products': [{ expect: STORE }],
+  '/pcm/products/:productId': [{ params: { productId: 'product' }, expect: STORE }],
+  '/pcm/products/:productId/children': [{ params: { productId: 'product' }, expect: STORE }],
+  '/pcm/products/:productId/nodes': [{ params: { productId: 'product' }, expect: STORE }],
+  '/pcm/products/:productId/relationships/variations': [
+    { params: { productId: 'product' }, expect: STORE },
+  ],
+  '/pcm/products/:productId/relationships/files': [
+    { params: { productId: 'product' }, expect: STORE },
+  ],
+  '/pcm/products/:productId/relationships/main_image': [
+    { params: { productId: 'product' }, expect: STORE },
+  ],
+  '/pcm/variations': [{ expect: STORE }],
+  '/pcm/variations/:variationId': [{ params: { variationId: 'variation' }, expect: STORE }],
+  '/pcm/variations/:variationId/options': [{ params: { variationId: 'variation' }, expect: STORE }],
+  '/pcm/variations/:variationId/options/:optionId': [
+    { params: { variationId: 'variation', optionId: 'option' }, expect: STORE },
+  ],
+  '/pcm/variations/:variationId/options/:optionId/modifiers': [
+    { params: { variationId: 'variation', optionId: 'option' }, expect: STORE },
+  ],
+  '/pcm/variations/:variationId/options/:optionId/modifiers/:modifierId': [
+    {
+      params: { variationId: 'variation', optionId: 'option', modifierId: 'modifier' },
+      expect: STORE,
+    },
+  ],
+  '/pcm/jobs': [{ expect: STORE }],
+  '/pcm/jobs/:jobId': [{ params: { jobId: 'job' }, expect: STORE }],
+  '/pcm/jobs/:jobId/errors': [{ params: { jobId: 'job' }, expect: STORE }],
+  '/pcm/hierarchies': [{ expect: STORE }],
+  '/pcm/hierarchies/nodes': [{ expect: STORE }],
+  '/pcm/hierarchies/:hierarchyId': [{ params: { hierarchyId: 'hierarchy' }, expect: STORE }],
+  '/pcm/hierarchies/:hierarchyId/children': [
+    { params: { hierarchyId: 'hierarchy' }, expect: STORE },
+  ],
+  '/pcm/hierarchies/:hierarchyId/nodes': [{ params: { hierarchyId: 'hierarchy' }, expect: STORE }],
+  '/pcm/hierarchies/:hierarchyId/nodes/:nodeId': [
+    { params: { hierarchyId: 'hierarchy', nodeId: 'node' }, expect: STORE },
+  ],
+  '/pcm/hierarchies/:hierarchyId/nodes/:nodeId/children': [
+    { params: { hierarchyId: 'hierarchy', nodeId: 'node' }, expect: STORE },
+  ],
+  '/pcm/hierarchies/:hierarchyId/nodes/:nodeId/products': [
+    { params: { hierarchyId: 'hierarchy', nodeId: 'node' }, expect: STORE },
+  ],
   '/v2/customers/:customerId': [
     { params: { customerId: 'ann' }, expect: ANNS },
     { params: { customerId: 'bob' }, expect: NOT_ANNS },
@@ -181,6 +236,57 @@ beforeAll(async () => {
   const upload = await fetch(`${url}/v2/files`, { method: 'POST', headers: admin, body: form });
   ids.file = ((await upload.json()) as { data: { id: string } }).data.id;
 
+  // A catalog: a live parent product with one variation, built; a hierarchy with a node
+  // holding the product.
+  ids.variation = (
+    await made('POST', '/pcm/variations', admin, {
+      data: { type: 'product-variation', attributes: { name: 'Secret size' } },
+    })
+  ).id;
+  ids.option = (
+    await made('POST', `/pcm/variations/${ids.variation}/options`, admin, {
+      data: { type: 'product-variation-option', attributes: { name: 'Large' } },
+    })
+  ).id;
+  ids.modifier = (
+    await made('POST', `/pcm/variations/${ids.variation}/options/${ids.option}/modifiers`, admin, {
+      data: { type: 'product-variation-modifier', attributes: { type: 'sku_append', value: '-L' } },
+    })
+  ).id;
+  ids.product = (
+    await made('POST', '/pcm/products', admin, {
+      data: {
+        type: 'product',
+        attributes: {
+          name: 'Unreleased gadget',
+          commodity_type: 'physical',
+          sku: 'SECRET',
+          status: 'live',
+        },
+        relationships: { variations: { data: [{ type: 'product-variation', id: ids.variation }] } },
+      },
+    })
+  ).id;
+  ids.job = (await made('POST', `/pcm/products/${ids.product}/build`, admin, undefined)).id;
+  ids.hierarchy = (
+    await made('POST', '/pcm/hierarchies', admin, {
+      data: { type: 'hierarchy', attributes: { name: 'Secret range' } },
+    })
+  ).id;
+  ids.node = (
+    await made('POST', `/pcm/hierarchies/${ids.hierarchy}/nodes`, admin, {
+      data: { type: 'node', attributes: { name: 'Secret shelf' } },
+    })
+  ).id;
+  await made(
+    'POST',
+    `/pcm/hierarchies/${ids.hierarchy}/nodes/${ids.node}/relationships/products`,
+    admin,
+    {
+      data: [{ type: 'product', id: ids.product }],
+    },
+  );
+
   const customerTokens = {} as Record<'ann' | 'bob', string>;
   for (const who of ['ann', 'bob'] as const) {
     ids[who] = (
@@ -234,6 +340,9 @@ beforeAll(async () => {
     ids.annOrder,
     ids.bobOrder,
     ids.guestOrder,
+    'Unreleased gadget',
+    'Secret range',
+    'Secret shelf',
   ];
   foreignTo.store = [];
   foreignTo.guest = everyone;
@@ -310,7 +419,9 @@ describe('the scope of each kind of token, route by route', () => {
     const shopperWrites = /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$/;
     const problems: string[] = [];
     const writes = serviceRoutes(app).filter(
-      (r) => !['GET', 'HEAD'].includes(r.method) && r.url.startsWith('/v2/'),
+      (r) =>
+        !['GET', 'HEAD'].includes(r.method) &&
+        (r.url.startsWith('/v2/') || r.url.startsWith('/pcm/')),
     );
     expect(writes.length).toBeGreaterThan(20);
     for (const route of writes) {

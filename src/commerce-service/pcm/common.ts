@@ -17,6 +17,12 @@ export const ATTRIBUTES = 'data.attributes';
 /** Slugs: A-Z, a-z, 0-9, hyphen, underscore and period, as production documents. */
 export const SLUG = /^[A-Za-z0-9_.-]+$/;
 
+/**
+ * A parent product's slug may also hold `{…}` placeholders for its options' slug_builder
+ * modifiers (`tee-{size}`); a built child's slug must be a plain SLUG.
+ */
+export const PRODUCT_SLUG = /^[A-Za-z0-9_.{}-]+$/;
+
 /** `sort_order` bounds: a 32-bit integer (production documents any integer). */
 export const SORT_ORDER = { min: -2_147_483_647, max: 2_147_483_647 };
 

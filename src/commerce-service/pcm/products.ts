@@ -16,7 +16,14 @@ import {
   rejectUnknownKeys,
   requireEnum,
 } from '../request-body.ts';
-import { ATTRIBUTES, OWNER, parseJson, readLocales, relationshipData, SLUG } from './common.ts';
+import {
+  ATTRIBUTES,
+  OWNER,
+  PRODUCT_SLUG,
+  parseJson,
+  readLocales,
+  relationshipData,
+} from './common.ts';
 
 export interface ProductRow {
   id: string;
@@ -144,7 +151,10 @@ export function readProductInput(
   const status = optionalEnum(attributes, 'status', ['draft', 'live'], prefix);
   if (status !== undefined || creating) columns.status = status ?? 'draft';
   text('sku', optionalText(attributes, 'sku', { prefix }));
-  text('slug', optionalString(attributes, 'slug', { prefix, min: 1, max: 255, pattern: SLUG }));
+  text(
+    'slug',
+    optionalString(attributes, 'slug', { prefix, min: 1, max: 255, pattern: PRODUCT_SLUG }),
+  );
   text('description', optionalString(attributes, 'description', { prefix, max: 65_535 }));
   text('upc_ean', optionalText(attributes, 'upc_ean', { prefix }));
   // The catalog's name for mpn; accepted on writes too.
