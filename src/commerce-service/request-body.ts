@@ -384,13 +384,14 @@ export interface ResourceBody {
 /**
  * The `data` of a nested body, as the catalog APIs take it: `type` checked (missing means
  * `type`), `attributes`, `relationships` and `meta` objects when present (`attributes` when
- * `requireAttributes`), `links` ignored, any other member a 400. `id` is returned as sent when
+ * `requireAttributes`; `relationships` only those named, when named), `links` ignored, any
+ * other member a 400. `id` is returned as sent when
  * it is a string (the caller compares it with the path).
  */
 export function readResource(
   body: unknown,
   type: string | readonly string[],
-  options: { requireAttributes?: boolean } = {},
+  options: { requireAttributes?: boolean; relationships?: readonly string[] } = {},
 ): ResourceBody {
   const data = requireData(body);
   checkType(data, type);
@@ -402,10 +403,14 @@ export function readResource(
   if (options.requireAttributes === true && data.attributes === undefined) {
     throw badRequest('data.attributes is required: an object.', 'data.attributes');
   }
+  const relationships = optionalObject(data, 'relationships') ?? {};
+  if (options.relationships !== undefined) {
+    rejectUnknownKeys(relationships, options.relationships, 'data.relationships');
+  }
   return {
     id,
     attributes: optionalObject(data, 'attributes') ?? {},
-    relationships: optionalObject(data, 'relationships') ?? {},
+    relationships,
     meta: optionalObject(data, 'meta') ?? {},
   };
 }

@@ -30,7 +30,10 @@ export function pcmHierarchyRoutes(ctx: ServiceContext): FastifyPluginAsync {
   const { db } = ctx;
   return async (app) => {
     app.post('/hierarchies', async (request, reply) => {
-      const body = readResource(request.body, 'hierarchy', { requireAttributes: true });
+      const body = readResource(request.body, 'hierarchy', {
+        requireAttributes: true,
+        relationships: ['children'],
+      });
       const input = readTreeAttributes(body.attributes, true, '{}', false);
       const now = ctx.timestamp();
       const row: HierarchyRow = {
@@ -85,7 +88,7 @@ export function pcmHierarchyRoutes(ctx: ServiceContext): FastifyPluginAsync {
     }));
 
     app.put<H>('/hierarchies/:hierarchyId', async (request) => {
-      const body = readResource(request.body, 'hierarchy');
+      const body = readResource(request.body, 'hierarchy', { relationships: ['children'] });
       const row = db.transaction(() => {
         const current = findHierarchy(db, request.store.id, request.params.hierarchyId);
         if (body.id !== undefined && body.id.toLowerCase() !== current.id) {

@@ -65,7 +65,10 @@ export function pcmVariationRoutes(ctx: ServiceContext): FastifyPluginAsync {
   const { db } = ctx;
   return async (app) => {
     app.post('/variations', async (request, reply) => {
-      const body = readResource(request.body, 'product-variation', { requireAttributes: true });
+      const body = readResource(request.body, 'product-variation', {
+        requireAttributes: true,
+        relationships: [],
+      });
       const input = readNamedAttributes(body.attributes, true, false);
       const now = ctx.timestamp();
       const row: VariationRow = {
@@ -101,7 +104,7 @@ export function pcmVariationRoutes(ctx: ServiceContext): FastifyPluginAsync {
     });
 
     app.put<V>('/variations/:variationId', async (request) => {
-      const body = readResource(request.body, 'product-variation');
+      const body = readResource(request.body, 'product-variation', { relationships: [] });
       const input = readNamedAttributes(body.attributes, false, false);
       const row = db.transaction(() => {
         const current = findVariation(db, request.store.id, request.params.variationId);
@@ -135,6 +138,7 @@ export function pcmVariationRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.post<V>('/variations/:variationId/options', async (request, reply) => {
       const body = readResource(request.body, 'product-variation-option', {
         requireAttributes: true,
+        relationships: [],
       });
       const input = readNamedAttributes(body.attributes, true, true);
       const row = db.transaction(() => {
@@ -179,7 +183,7 @@ export function pcmVariationRoutes(ctx: ServiceContext): FastifyPluginAsync {
     });
 
     app.put<O>('/variations/:variationId/options/:optionId', async (request) => {
-      const body = readResource(request.body, 'product-variation-option');
+      const body = readResource(request.body, 'product-variation-option', { relationships: [] });
       const input = readNamedAttributes(body.attributes, false, true);
       const row = db.transaction(() => {
         const { variationId, optionId } = request.params;
@@ -207,6 +211,7 @@ export function pcmVariationRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.post<O>(MODIFIERS, async (request, reply) => {
       const body = readResource(request.body, ['product-variation-modifier', 'modifier'], {
         requireAttributes: true,
+        relationships: [],
       });
       const input = readModifier(body.attributes);
       const row = db.transaction(() => {
@@ -267,6 +272,7 @@ export function pcmVariationRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.put<M>(`${MODIFIERS}/:modifierId`, async (request) => {
       const body = readResource(request.body, ['product-variation-modifier', 'modifier'], {
         requireAttributes: true,
+        relationships: [],
       });
       const input = readModifier(body.attributes);
       const row = db.transaction(() => {
