@@ -168,7 +168,9 @@ describe('building child products', () => {
     expect(filtered.body.meta.results.total).toBe(5);
     const readParent = (await service.call('GET', `/pcm/products/${parent.id}`)).body.data;
     expect(readParent.meta.product_types).toEqual(['parent']);
-    expect(readParent.meta.variation_matrix[size.options.S][colour.options.Red]).toBe(smallRed?.id);
+    expect(readParent.meta.variation_matrix[size.options.S ?? ''][colour.options.Red ?? '']).toBe(
+      smallRed?.id,
+    );
     expect(readParent.meta.variations.map((v: any) => v.name)).toEqual(['Size', 'Colour']);
 
     // A new option: the rebuild keeps every existing child's id and adds the new ones.
