@@ -751,7 +751,7 @@ export const migrations: Migration[] = [
       -- store_id comes from pcm_node_products, so a page is a range of its order index.
       CREATE VIEW pcm_node_product_list AS
         SELECT np.store_id AS store_id, np.node_id AS node_id, np.list_order AS list_order,
-               np.curated_position AS curated_position, p.id AS id, p.name AS name,
+               np.curated_position AS curated_position, np.product_id AS id, p.name AS name,
                p.commodity_type AS commodity_type, p.sku AS sku, p.slug AS slug,
                p.status AS status, p.description AS description, p.upc_ean AS upc_ean,
                p.mpn AS mpn, p.external_ref AS external_ref, p.tags AS tags, p.extra AS extra,
@@ -765,7 +765,7 @@ export const migrations: Migration[] = [
       -- A product's nodes, with the product's status for the live-only rule.
       CREATE VIEW pcm_product_node_list AS
         SELECT np.store_id AS store_id, np.product_id AS product_id,
-               p.status AS product_status, n.id AS id, n.hierarchy_id AS hierarchy_id,
+               p.status AS product_status, np.node_id AS id, n.hierarchy_id AS hierarchy_id,
                n.parent_id AS parent_id, n.name AS name, n.slug AS slug,
                n.description AS description, n.sort_order AS sort_order, n.extra AS extra,
                n.created_at AS created_at, n.updated_at AS updated_at
