@@ -193,6 +193,9 @@ describe('PXM products', () => {
     expect(await ids('eq(commodity_type,digital):eq(status,live):like(sku,F-*)')).toEqual([b.id]);
     expect(await ids(`gt(created_at,${a.meta.created_at}):like(sku,F-*)`)).toEqual([b.id]);
     expect(await ids('eq(slug,f-alpha)')).toEqual([a.id]);
+    expect(await ids('in(tags,blue,red):like(sku,F-*)')).toEqual([a.id]);
+    expect(await ids('like(tags,RE*):like(sku,F-*)')).toEqual([a.id]);
+    expect(await ids('in(product_types,standard,bundle):like(sku,F-*)')).toEqual([b.id, a.id]);
     for (const [query, source] of [
       ['filter=eq(colour,red)', 'filter'],
       ['filter=gt(sku,A)', 'filter'],
