@@ -10,7 +10,7 @@
  * Everything that can fail is judged before the first write (rules, SKU uniqueness, slugs),
  * and the writes run in one transaction: a failed build writes no child.
  */
-import type { Db } from '../db.ts';
+import { cachedStatement, type Db } from '../db.ts';
 import { newId } from '../ids.ts';
 import type { JsonObject } from '../request-body.ts';
 import { SLUG } from './common.ts';
@@ -287,7 +287,8 @@ export function buildChildren(db: Db, parent: ProductRow, now: () => string): Bu
         updated_at: stamp,
       };
       if (id === undefined) {
-        db.prepare(
+        cachedStatement(
+          db,
           `INSERT INTO pcm_products (id, store_id, name, commodity_type, sku, slug, status, description,
              upc_ean, mpn, external_ref, tags, extra, product_type, parent_id, child_key, child_variations,
              price_modifiers, main_image_id, files, created_at, updated_at)
@@ -298,7 +299,8 @@ export function buildChildren(db: Db, parent: ProductRow, now: () => string): Bu
         created++;
       } else {
         const { created_at: _c, ...changes } = row;
-        db.prepare(
+        cachedStatement(
+          db,
           `UPDATE pcm_products SET name = @name, commodity_type = @commodity_type, sku = @sku,
              slug = @slug, status = @status, description = @description, upc_ean = @upc_ean,
              mpn = @mpn, external_ref = @external_ref, tags = @tags, extra = @extra,
