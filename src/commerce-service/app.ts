@@ -20,6 +20,13 @@ import { inventoryRoutes } from './routes/inventories.ts';
 import { inventoryLocationRoutes } from './routes/inventory-locations.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { pcmHierarchyRoutes } from './routes/pcm-hierarchies.ts';
+import { pcmJobRoutes } from './routes/pcm-jobs.ts';
+import { pcmNodeProductRoutes } from './routes/pcm-node-products.ts';
+import { pcmNodeRoutes } from './routes/pcm-nodes.ts';
+import { pcmProductRelationshipRoutes } from './routes/pcm-product-relationships.ts';
+import { pcmProductRoutes } from './routes/pcm-products.ts';
+import { pcmVariationRoutes } from './routes/pcm-variations.ts';
 import { priceModifierRoutes } from './routes/price-modifiers.ts';
 import { pricebookRoutes } from './routes/pricebooks.ts';
 import { priceRoutes } from './routes/prices.ts';
@@ -84,7 +91,20 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     stockTransactionRoutes,
     inventoryLocationRoutes,
   ],
-  '/pcm': [pricebookRoutes, priceRoutes, priceModifierRoutes],
+  // The Product Experience Manager (the catalog's admin API): every route is the store's
+  // (client_credentials) in scopes.ts.
+  '/pcm': [
+    pricebookRoutes,
+    priceRoutes,
+    priceModifierRoutes,
+    pcmProductRoutes,
+    pcmVariationRoutes,
+    pcmProductRelationshipRoutes,
+    pcmJobRoutes,
+    pcmHierarchyRoutes,
+    pcmNodeRoutes,
+    pcmNodeProductRoutes,
+  ],
 };
 
 export async function createCommerceService(

@@ -1,7 +1,7 @@
 /**
  * What every route module receives: the database, the clock and the timestamp source. Route
  * modules export `(ctx: ServiceContext) => FastifyPluginAsync` and are listed once in app.ts.
- * Routes under /v2 find the caller's store in `request.store` (set by the auth hook).
+ * Routes under /v2 and /pcm find the caller's store in `request.store` (set by the auth hook).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ClientCredentials } from './config.ts';
@@ -26,7 +26,7 @@ export type RouteModule = (ctx: ServiceContext) => FastifyPluginAsync;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The caller's store; set on every /v2 route before the handler runs. */
+    /** The caller's store; set on every /v2 and /pcm route before the handler runs. */
     store: StoreContext;
     /** The customer of `X-Moltin-Customer-Token`, or null without one; set with `store`. */
     customer: CustomerContext | null;

@@ -561,6 +561,220 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    // Product Experience Manager (/pcm): products (standard, parent, child; the JSON columns
+    // hold what no query filters on), variations with their options and option modifiers,
+    // the build jobs, hierarchies and their nodes, and which products sit in which node.
+    // A child keeps its parent (parent_id) and its option combination (child_key, the sorted
+    // option ids) so a rebuild finds it again; a child updated directly is detached: parent_id
+    // is cleared and detached_from remembers the parent so a rebuild does not recreate it.
+    // A node's children order (sort_order desc, then updated_at desc) and a node's product
+    // order (curated first, in curated order, then newest first) are text keys, so each list
+    // is one index range scan like every other list.
+    id: '0700-pcm-catalog',
+    sql: `
+      CREATE TABLE pcm_products (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        commodity_type TEXT NOT NULL CHECK (commodity_type IN ('physical', 'digital')),
+        sku TEXT,
+        slug TEXT,
+        status TEXT NOT NULL CHECK (status IN ('draft', 'live')),
+        description TEXT,
+        upc_ean TEXT,
+        mpn TEXT,
+        external_ref TEXT,
+        -- JSON array of strings.
+        tags TEXT NOT NULL DEFAULT '[]',
+        -- JSON object: locales, extensions, custom_inputs, build_rules, components.
+        extra TEXT NOT NULL DEFAULT '{}',
+        product_type TEXT NOT NULL DEFAULT 'standard'
+          CHECK (product_type IN ('standard', 'parent', 'child', 'bundle')),
+        parent_id TEXT REFERENCES pcm_products(id) ON DELETE CASCADE,
+        child_key TEXT,
+        detached_from TEXT,
+        -- JSON: a child's variations and their chosen option; the price modifier names of its options.
+        child_variations TEXT,
+        price_modifiers TEXT NOT NULL DEFAULT '[]',
+        main_image_id TEXT,
+        -- JSON array of file ids.
+        files TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (store_id, sku)
+      );
+      CREATE INDEX pcm_products_created ON pcm_products (store_id, created_at, id, updated_at);
+      CREATE INDEX pcm_products_updated ON pcm_products (store_id, updated_at, id, created_at);
+      CREATE INDEX pcm_products_id ON pcm_products (store_id, id, created_at, updated_at);
+      CREATE INDEX pcm_products_parent_created ON pcm_products (store_id, parent_id, created_at, id);
+      CREATE INDEX pcm_products_parent_updated ON pcm_products (store_id, parent_id, updated_at, id);
+      CREATE INDEX pcm_products_parent_id ON pcm_products (store_id, parent_id, id);
+      CREATE INDEX pcm_products_parent ON pcm_products (parent_id);
+      CREATE INDEX pcm_products_detached ON pcm_products (detached_from, child_key);
+      CREATE INDEX pcm_products_slug ON pcm_products (store_id, slug);
+
+      CREATE TABLE pcm_variations (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        sort_order INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX pcm_variations_created ON pcm_variations (store_id, created_at, id);
+      CREATE INDEX pcm_variations_updated ON pcm_variations (store_id, updated_at, id);
+      CREATE INDEX pcm_variations_id ON pcm_variations (store_id, id);
+
+      CREATE TABLE pcm_variation_options (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        variation_id TEXT NOT NULL REFERENCES pcm_variations(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT,
+        sort_order INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX pcm_options_created ON pcm_variation_options (store_id, variation_id, created_at, id);
+      CREATE INDEX pcm_options_updated ON pcm_variation_options (store_id, variation_id, updated_at, id);
+      CREATE INDEX pcm_options_id ON pcm_variation_options (store_id, variation_id, id);
+      CREATE INDEX pcm_options_variation ON pcm_variation_options (variation_id);
+
+      CREATE TABLE pcm_option_modifiers (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        option_id TEXT NOT NULL REFERENCES pcm_variation_options(id) ON DELETE CASCADE,
+        modifier_type TEXT NOT NULL,
+        -- JSON object of the type's own attributes: {value} | {seek, set} | {reference_name}.
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX pcm_modifiers_created ON pcm_option_modifiers (store_id, option_id, created_at, id);
+      CREATE INDEX pcm_modifiers_updated ON pcm_option_modifiers (store_id, option_id, updated_at, id);
+      CREATE INDEX pcm_modifiers_id ON pcm_option_modifiers (store_id, option_id, id);
+      CREATE INDEX pcm_modifiers_option ON pcm_option_modifiers (option_id);
+
+      -- A product's variations, in the order they were given.
+      CREATE TABLE pcm_product_variations (
+        product_id TEXT NOT NULL REFERENCES pcm_products(id) ON DELETE CASCADE,
+        variation_id TEXT NOT NULL REFERENCES pcm_variations(id),
+        position INTEGER NOT NULL,
+        PRIMARY KEY (product_id, variation_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX pcm_product_variations_variation ON pcm_product_variations (variation_id);
+
+      CREATE TABLE pcm_jobs (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        job_type TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'cancelled', 'started', 'success', 'failed')),
+        -- JSON object of the job's meta besides x_request_id.
+        meta TEXT NOT NULL DEFAULT '{}',
+        x_request_id TEXT NOT NULL,
+        -- JSON array of error messages.
+        errors TEXT NOT NULL DEFAULT '[]',
+        started_at TEXT,
+        completed_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX pcm_jobs_created ON pcm_jobs (store_id, created_at, id);
+      CREATE INDEX pcm_jobs_updated ON pcm_jobs (store_id, updated_at, id);
+      CREATE INDEX pcm_jobs_id ON pcm_jobs (store_id, id);
+
+      CREATE TABLE pcm_hierarchies (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        slug TEXT,
+        description TEXT,
+        -- JSON object: locales, admin_attributes, shopper_attributes.
+        extra TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX pcm_hierarchies_created ON pcm_hierarchies (store_id, created_at, id);
+      CREATE INDEX pcm_hierarchies_updated ON pcm_hierarchies (store_id, updated_at, id);
+      CREATE INDEX pcm_hierarchies_id ON pcm_hierarchies (store_id, id);
+
+      CREATE TABLE pcm_nodes (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        hierarchy_id TEXT NOT NULL REFERENCES pcm_hierarchies(id) ON DELETE CASCADE,
+        -- NULL: a top-level node. Deleting a node deletes its subtree.
+        parent_id TEXT REFERENCES pcm_nodes(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        slug TEXT,
+        description TEXT,
+        sort_order INTEGER,
+        -- JSON object: locales, admin_attributes, shopper_attributes.
+        extra TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        -- '' for a top-level node: list scopes compare with =, never IS NULL.
+        parent_key TEXT GENERATED ALWAYS AS (COALESCE(parent_id, '')) VIRTUAL,
+        -- Children order: sort_order desc, then updated_at desc (read descending).
+        child_order TEXT GENERATED ALWAYS AS (
+          CASE WHEN sort_order IS NULL THEN '0' || updated_at
+          ELSE '1' || printf('%020d', sort_order + 9007199254740992) || updated_at END
+        ) VIRTUAL
+      );
+      CREATE INDEX pcm_nodes_created ON pcm_nodes (store_id, created_at, id);
+      CREATE INDEX pcm_nodes_updated ON pcm_nodes (store_id, updated_at, id);
+      CREATE INDEX pcm_nodes_id ON pcm_nodes (store_id, id);
+      CREATE INDEX pcm_nodes_hierarchy_created ON pcm_nodes (store_id, hierarchy_id, created_at, id);
+      CREATE INDEX pcm_nodes_hierarchy_updated ON pcm_nodes (store_id, hierarchy_id, updated_at, id);
+      CREATE INDEX pcm_nodes_hierarchy_id ON pcm_nodes (store_id, hierarchy_id, id);
+      CREATE INDEX pcm_nodes_children ON pcm_nodes (store_id, hierarchy_id, parent_key, child_order, id);
+      CREATE INDEX pcm_nodes_parent ON pcm_nodes (parent_id);
+
+      CREATE TABLE pcm_node_products (
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        node_id TEXT NOT NULL REFERENCES pcm_nodes(id) ON DELETE CASCADE,
+        product_id TEXT NOT NULL REFERENCES pcm_products(id) ON DELETE CASCADE,
+        -- 0-based place in the node's curated_products, or NULL.
+        curated_position INTEGER,
+        product_created_at TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        -- Curated first in curated order, then newest product first (read descending).
+        list_order TEXT GENERATED ALWAYS AS (
+          CASE WHEN curated_position IS NULL THEN '0' || product_created_at
+          ELSE '1' || printf('%03d', 999 - curated_position) END
+        ) VIRTUAL,
+        PRIMARY KEY (node_id, product_id)
+      );
+      CREATE INDEX pcm_node_products_order ON pcm_node_products (store_id, node_id, list_order, product_id);
+      CREATE INDEX pcm_node_products_product ON pcm_node_products (store_id, product_id, node_id);
+
+      -- A node's products as its product list reads them (live only: the route scopes status).
+      -- store_id comes from pcm_node_products, so a page is a range of its order index.
+      CREATE VIEW pcm_node_product_list AS
+        SELECT np.store_id AS store_id, np.node_id AS node_id, np.list_order AS list_order,
+               np.curated_position AS curated_position, np.product_id AS id, p.name AS name,
+               p.commodity_type AS commodity_type, p.sku AS sku, p.slug AS slug,
+               p.status AS status, p.description AS description, p.upc_ean AS upc_ean,
+               p.mpn AS mpn, p.external_ref AS external_ref, p.tags AS tags, p.extra AS extra,
+               p.product_type AS product_type, p.parent_id AS parent_id,
+               p.child_key AS child_key, p.detached_from AS detached_from,
+               p.child_variations AS child_variations, p.price_modifiers AS price_modifiers,
+               p.main_image_id AS main_image_id, p.files AS files,
+               p.created_at AS created_at, p.updated_at AS updated_at
+        FROM pcm_node_products np JOIN pcm_products p ON p.id = np.product_id;
+
+      -- A product's nodes, with the product's status for the live-only rule.
+      CREATE VIEW pcm_product_node_list AS
+        SELECT np.store_id AS store_id, np.product_id AS product_id,
+               p.status AS product_status, np.node_id AS id, n.hierarchy_id AS hierarchy_id,
+               n.parent_id AS parent_id, n.name AS name, n.slug AS slug,
+               n.description AS description, n.sort_order AS sort_order, n.extra AS extra,
+               n.created_at AS created_at, n.updated_at AS updated_at
+        FROM pcm_node_products np
+        JOIN pcm_nodes n ON n.id = np.node_id
+        JOIN pcm_products p ON p.id = np.product_id;
+    `,
+  },
+  {
     // Price books (PXM, /pcm/pricebooks), their prices keyed by SKU and their price modifiers,
     // and stock (/v2/inventories) with its transactions and inventory locations. A price book's
     // prices and modifiers go with it (ON DELETE CASCADE), a product's transactions with its

@@ -10,6 +10,7 @@
  * string.`), since a nested field's bare name is ambiguous.
  */
 import { badRequest } from './errors.ts';
+import { isUuid } from './ids.ts';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -86,6 +87,8 @@ export interface StringRule {
   min?: number;
   max?: number;
   pattern?: RegExp;
+  /** The path of the object the field is in; default `data` (`data.attributes` for nested bodies). */
+  prefix?: string;
 }
 
 /** A string field; undefined when absent (null counts as absent). Length in characters. */
@@ -96,7 +99,7 @@ export function optionalString(
 ): string | undefined {
   const value = data[key];
   if (value === undefined || value === null) return undefined;
-  const source = `data.${key}`;
+  const source = `${rule.prefix ?? 'data'}.${key}`;
   if (typeof value !== 'string') throw badRequest(`${key} must be a string.`, source);
   const length = [...value].length;
   if (rule.min !== undefined && length < rule.min) {
@@ -113,8 +116,89 @@ export function optionalString(
 
 export function requireString(data: JsonObject, key: string, rule: StringRule = {}): string {
   const value = optionalString(data, key, rule);
-  if (value === undefined) throw badRequest(`${key} is required.`, `data.${key}`);
+  if (value === undefined) {
+    throw badRequest(`${key} is required.`, `${rule.prefix ?? 'data'}.${key}`);
+  }
   return value;
+}
+
+/** One of `allowed` (a string), or undefined when absent (null counts as absent). */
+export function optionalEnum<T extends string>(
+  data: JsonObject,
+  key: string,
+  allowed: readonly T[],
+  prefix = 'data',
+): T | undefined {
+  const value = data[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) {
+    return value as T;
+  }
+  const source = `${prefix}.${key}`;
+  const got = typeof value === 'string' ? `"${value}"` : describeValue(value);
+  throw badRequest(`${source} must be ${oneOf(allowed)}, got ${got}.`, source);
+}
+
+/** As `optionalEnum`, and 400 `<path> is required.` when absent. */
+export function requireEnum<T extends string>(
+  data: JsonObject,
+  key: string,
+  allowed: readonly T[],
+  prefix = 'data',
+): T {
+  const value = optionalEnum(data, key, allowed, prefix);
+  if (value === undefined) {
+    throw badRequest(`${prefix}.${key} is required: ${oneOf(allowed)}.`, `${prefix}.${key}`);
+  }
+  return value;
+}
+
+/**
+ * A list of strings, each judged by `rule.item` (its errors name `<path>[i]`), at most
+ * `rule.maxItems` long; undefined when absent (null counts as absent).
+ */
+export function optionalStringList(
+  data: JsonObject,
+  key: string,
+  rule: { prefix?: string; maxItems: number; item?: StringRule },
+): string[] | undefined {
+  const value = data[key];
+  if (value === undefined || value === null) return undefined;
+  const source = `${rule.prefix ?? 'data'}.${key}`;
+  if (!Array.isArray(value)) throw badRequest(`${source} must be a list of strings.`, source);
+  if (value.length > rule.maxItems) {
+    throw badRequest(`${source} may hold at most ${rule.maxItems} items.`, source);
+  }
+  return value.map((item, i) =>
+    requireString({ [`${key}[${i}]`]: item }, `${key}[${i}]`, {
+      ...rule.item,
+      prefix: rule.prefix ?? 'data',
+    }),
+  );
+}
+
+/** The object at `key`, or undefined when absent (null counts as absent); else 400. */
+export function optionalObject(
+  data: JsonObject,
+  key: string,
+  prefix = 'data',
+): JsonObject | undefined {
+  const value = data[key];
+  if (value === undefined || value === null) return undefined;
+  if (isObject(value)) return value;
+  throw badRequest(`${prefix}.${key} must be an object.`, `${prefix}.${key}`);
+}
+
+/** As `requireInteger`, but undefined when absent (null counts as absent). */
+export function optionalInteger(
+  data: JsonObject,
+  key: string,
+  rule: IntegerRule,
+  prefix = 'data',
+): number | undefined {
+  const value = data[key];
+  if (value === undefined || value === null) return undefined;
+  return requireInteger(data, key, rule, prefix);
 }
 
 export function optionalBoolean(
@@ -292,29 +376,45 @@ export function requireAttributes(
   return attributes;
 }
 
-/** Members of a nested (`{data:{type,id,attributes}}`) resource besides its attributes. */
+/** Members of a nested (`{data:{type,id,attributes}}`) resource; any other is a 400. */
 const RESOURCE_MEMBERS = ['type', 'id', 'attributes', 'links', 'meta', 'relationships'];
 
+/** A nested-style resource (`{data:{type, id?, attributes, relationships?, meta?}}`), read. */
+export interface ResourceBody {
+  id: string | undefined;
+  attributes: JsonObject;
+  relationships: JsonObject;
+  meta: JsonObject;
+}
+
 export interface ResourceRule {
+  /** `data.attributes` must be an object; otherwise it may be absent (read as `{}`). */
+  requireAttributes?: boolean;
+  /** The attributes a write may carry: 400 naming the first other one; unchecked when not given. */
+  attributes?: readonly string[];
   /** Attributes a client may send back unchanged from a read (`created_at`); dropped. */
   readOnly?: readonly string[];
-  /** The id of the path: a `data.id`, when sent, must be it (any case). */
+  /** The relationships the resource takes: 400 naming the first other one, when given. */
+  relationships?: readonly string[];
+  /** The id of the path: a `data.id`, when sent, must be it (any case), else 400. */
   id?: string;
 }
 
 /**
- * The `data.attributes` of a write of a nested (`/pcm`-style) `type` resource:
- * `{"data":{"type":…,"id"?:…,"attributes":{…}}}`. `data.type` is checked when present,
- * `data.id` when `rule.id` is given; `links`, `meta` and `relationships` may be echoed back
- * and are ignored; 400 naming the first other key of `data` and the first attribute that is
- * neither `allowed` nor read-only (`data.attributes.<key>`).
+ * The `data` of a write of a nested (`/pcm`-style) `type` resource:
+ * `{"data":{"type":…,"id"?:…,"attributes":{…},"relationships"?:{…},"meta"?:{…}}}`.
+ * `data.type` is checked when present (missing means `type`); `attributes`, `relationships`
+ * and `meta` must be objects when present (null counts as absent), `links` is ignored, and any
+ * other member of `data` is a 400 naming it. `id` is returned as sent when it is a string (the
+ * caller compares it with the path, or `rule.id` does). Attributes named in `rule.readOnly`
+ * are dropped; with `rule.attributes`, the first other attribute is a 400
+ * (`data.attributes.<key>`); with `rule.relationships`, likewise for relationships.
  */
-export function requireResourceAttributes(
+export function readResource(
   body: unknown,
-  type: string,
-  allowed: readonly string[],
+  type: string | readonly string[],
   rule: ResourceRule = {},
-): JsonObject {
+): ResourceBody {
   const data = requireData(body);
   checkType(data, type);
   for (const key of Object.keys(data)) {
@@ -325,20 +425,31 @@ export function requireResourceAttributes(
       );
     }
   }
-  if (rule.id !== undefined && data.id !== undefined && data.id !== null) {
-    if (typeof data.id !== 'string' || data.id.toLowerCase() !== rule.id.toLowerCase()) {
-      throw badRequest('data.id must be the id of the path.', 'data.id');
-    }
+  const id = data.id ?? undefined;
+  if (id !== undefined && typeof id !== 'string') {
+    throw badRequest('data.id must be a string.', 'data.id');
   }
-  const attributes = requireObject(data, 'attributes', {
-    shape: `{"data":{"type":"${type}","attributes":{…}}}`,
-  });
+  if (rule.id !== undefined && id !== undefined && id.toLowerCase() !== rule.id.toLowerCase()) {
+    throw badRequest('data.id must be the id of the path.', 'data.id');
+  }
+  const given =
+    rule.requireAttributes === true
+      ? requireObject(data, 'attributes', {
+          shape: `{"data":{"type":"${typeof type === 'string' ? type : type[0]}","attributes":{…}}}`,
+        })
+      : (optionalObject(data, 'attributes') ?? {});
   const readOnly = rule.readOnly ?? [];
-  const kept = Object.fromEntries(
-    Object.entries(attributes).filter(([key]) => !readOnly.includes(key)),
+  const attributes = Object.fromEntries(
+    Object.entries(given).filter(([key]) => !readOnly.includes(key)),
   );
-  rejectUnknownKeys(kept, allowed, 'data.attributes');
-  return kept;
+  if (rule.attributes !== undefined) {
+    rejectUnknownKeys(attributes, rule.attributes, 'data.attributes');
+  }
+  const relationships = optionalObject(data, 'relationships') ?? {};
+  if (rule.relationships !== undefined) {
+    rejectUnknownKeys(relationships, rule.relationships, 'data.relationships');
+  }
+  return { id, attributes, relationships, meta: optionalObject(data, 'meta') ?? {} };
 }
 
 export interface MapRule {
@@ -411,4 +522,51 @@ export function optionalStringMap(
     map[name] = value;
   }
   return map;
+}
+
+/** One `{type, id}` resource identifier; `source` names it in errors. */
+export function readIdentifier(
+  value: unknown,
+  type: string | readonly string[],
+  source: string,
+): { id: string; item: JsonObject } {
+  if (!isObject(value)) {
+    throw badRequest(`${source} must be an object {"type","id"}.`, source);
+  }
+  const allowed = typeof type === 'string' ? [type] : type;
+  if (
+    value.type !== undefined &&
+    !(typeof value.type === 'string' && allowed.includes(value.type))
+  ) {
+    const got = typeof value.type === 'string' ? `"${value.type}"` : describeValue(value.type);
+    throw badRequest(`${source}.type must be ${oneOf(allowed)}, got ${got}.`, `${source}.type`);
+  }
+  const id = value.id;
+  if (typeof id !== 'string' || !isUuid(id)) {
+    throw badRequest(`${source}.id must be a uuid.`, `${source}.id`);
+  }
+  return { id: id.toLowerCase(), item: value };
+}
+
+/**
+ * The identifiers of a relationship body, `{"data":[{"type","id"},…]}`: at least one and at
+ * most `max`, each judged by `readIdentifier`; duplicates are one.
+ */
+export function readIdentifierList(
+  body: unknown,
+  type: string | readonly string[],
+  max: number,
+): { id: string; item: JsonObject }[] {
+  if (!isObject(body) || !Array.isArray(body.data)) {
+    throw badRequest('The request body must be {"data":[{"type","id"},…]}.', 'data');
+  }
+  const list = body.data;
+  if (list.length === 0) throw badRequest('data must list at least one resource.', 'data');
+  if (list.length > max) throw badRequest(`data may list at most ${max} resources.`, 'data');
+  const seen = new Map<string, { id: string; item: JsonObject }>();
+  list.forEach((value, i) => {
+    const read = readIdentifier(value, type, `data[${i}]`);
+    if (!seen.has(read.id)) seen.set(read.id, read);
+  });
+  return [...seen.values()];
 }

@@ -24,6 +24,65 @@ export type RouteScope = 'store' | 'shopper' | 'customer';
 
 const ENTRIES_BY_ID = '/v2/settings/extensions/custom-apis/:customApiId/entries';
 
+/**
+ * The Product Experience Manager's catalog routes (/pcm products, variations, builds,
+ * hierarchies, nodes): the store's admin API, so every one is client_credentials only
+ * (production keeps shoppers to the published catalog, /catalog). In ROUTE_SCOPES below.
+ */
+const PCM_PRODUCT = '/pcm/products/:productId';
+const PCM_OPTION = '/pcm/variations/:variationId/options/:optionId';
+const PCM_NODE = '/pcm/hierarchies/:hierarchyId/nodes/:nodeId';
+const PCM_ROUTES = [
+  'POST /pcm/products',
+  'GET /pcm/products',
+  `GET ${PCM_PRODUCT}`,
+  `PUT ${PCM_PRODUCT}`,
+  `DELETE ${PCM_PRODUCT}`,
+  `GET ${PCM_PRODUCT}/children`,
+  `POST ${PCM_PRODUCT}/build`,
+  `GET ${PCM_PRODUCT}/nodes`,
+  ...['variations', 'files', 'main_image'].flatMap((rel) =>
+    ['GET', 'POST', 'PUT', 'DELETE'].map((m) => `${m} ${PCM_PRODUCT}/relationships/${rel}`),
+  ),
+  'POST /pcm/variations',
+  'GET /pcm/variations',
+  'GET /pcm/variations/:variationId',
+  'PUT /pcm/variations/:variationId',
+  'DELETE /pcm/variations/:variationId',
+  'POST /pcm/variations/:variationId/options',
+  'GET /pcm/variations/:variationId/options',
+  `GET ${PCM_OPTION}`,
+  `PUT ${PCM_OPTION}`,
+  `DELETE ${PCM_OPTION}`,
+  `POST ${PCM_OPTION}/modifiers`,
+  `GET ${PCM_OPTION}/modifiers`,
+  `GET ${PCM_OPTION}/modifiers/:modifierId`,
+  `PUT ${PCM_OPTION}/modifiers/:modifierId`,
+  `DELETE ${PCM_OPTION}/modifiers/:modifierId`,
+  'GET /pcm/jobs',
+  'GET /pcm/jobs/:jobId',
+  'GET /pcm/jobs/:jobId/errors',
+  'POST /pcm/hierarchies',
+  'GET /pcm/hierarchies',
+  'GET /pcm/hierarchies/nodes',
+  'GET /pcm/hierarchies/:hierarchyId',
+  'PUT /pcm/hierarchies/:hierarchyId',
+  'DELETE /pcm/hierarchies/:hierarchyId',
+  'GET /pcm/hierarchies/:hierarchyId/children',
+  'POST /pcm/hierarchies/:hierarchyId/nodes',
+  'GET /pcm/hierarchies/:hierarchyId/nodes',
+  `GET ${PCM_NODE}`,
+  `PUT ${PCM_NODE}`,
+  `DELETE ${PCM_NODE}`,
+  `GET ${PCM_NODE}/children`,
+  `POST ${PCM_NODE}/relationships/children`,
+  `PUT ${PCM_NODE}/relationships/parent`,
+  `DELETE ${PCM_NODE}/relationships/parent`,
+  `POST ${PCM_NODE}/relationships/products`,
+  `DELETE ${PCM_NODE}/relationships/products`,
+  `GET ${PCM_NODE}/products`,
+];
+
 /** `METHOD url` (the url as the route was declared, prefix included) → its scope. */
 export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v2/settings': 'store',
@@ -135,6 +194,9 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /pcm/pricebooks/:pricebookId/modifiers/:modifierId': 'store',
   'PUT /pcm/pricebooks/:pricebookId/modifiers/:modifierId': 'store',
   'DELETE /pcm/pricebooks/:pricebookId/modifiers/:modifierId': 'store',
+
+  // Products, variations, builds, hierarchies and nodes (PXM admin): the store's.
+  ...Object.fromEntries(PCM_ROUTES.map((route) => [route, 'store' as const])),
 };
 
 /** Routes under these prefixes are behind the tokens, and each needs a scope here. */

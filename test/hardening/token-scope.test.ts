@@ -42,12 +42,19 @@ type Ref =
   | 'annOrder'
   | 'bobOrder'
   | 'guestOrder'
-  | 'product'
+  | 'stockProduct'
   | 'transaction'
   | 'location'
   | 'pricebook'
   | 'price'
-  | 'modifier';
+  | 'priceModifier'
+  | 'product'
+  | 'variation'
+  | 'option'
+  | 'optionModifier'
+  | 'job'
+  | 'hierarchy'
+  | 'node';
 
 interface Case {
   params?: Record<string, Ref>;
@@ -96,16 +103,66 @@ const TABLE: Record<string, Case[]> = {
   '/v2/accounts': [{ expect: STORE }],
   '/v2/accounts/:accountId': [{ params: { accountId: 'account' }, expect: STORE }],
   '/v2/customers': [{ expect: CUSTOMER }],
+  // The Product Experience Manager is the store's admin API: client_credentials only.
+  '/pcm/products': [{ expect: STORE }],
+  '/pcm/products/:productId': [{ params: { productId: 'product' }, expect: STORE }],
+  '/pcm/products/:productId/children': [{ params: { productId: 'product' }, expect: STORE }],
+  '/pcm/products/:productId/nodes': [{ params: { productId: 'product' }, expect: STORE }],
+  '/pcm/products/:productId/relationships/variations': [
+    { params: { productId: 'product' }, expect: STORE },
+  ],
+  '/pcm/products/:productId/relationships/files': [
+    { params: { productId: 'product' }, expect: STORE },
+  ],
+  '/pcm/products/:productId/relationships/main_image': [
+    { params: { productId: 'product' }, expect: STORE },
+  ],
+  '/pcm/variations': [{ expect: STORE }],
+  '/pcm/variations/:variationId': [{ params: { variationId: 'variation' }, expect: STORE }],
+  '/pcm/variations/:variationId/options': [{ params: { variationId: 'variation' }, expect: STORE }],
+  '/pcm/variations/:variationId/options/:optionId': [
+    { params: { variationId: 'variation', optionId: 'option' }, expect: STORE },
+  ],
+  '/pcm/variations/:variationId/options/:optionId/modifiers': [
+    { params: { variationId: 'variation', optionId: 'option' }, expect: STORE },
+  ],
+  '/pcm/variations/:variationId/options/:optionId/modifiers/:modifierId': [
+    {
+      params: { variationId: 'variation', optionId: 'option', modifierId: 'optionModifier' },
+      expect: STORE,
+    },
+  ],
+  '/pcm/jobs': [{ expect: STORE }],
+  '/pcm/jobs/:jobId': [{ params: { jobId: 'job' }, expect: STORE }],
+  '/pcm/jobs/:jobId/errors': [{ params: { jobId: 'job' }, expect: STORE }],
+  '/pcm/hierarchies': [{ expect: STORE }],
+  '/pcm/hierarchies/nodes': [{ expect: STORE }],
+  '/pcm/hierarchies/:hierarchyId': [{ params: { hierarchyId: 'hierarchy' }, expect: STORE }],
+  '/pcm/hierarchies/:hierarchyId/children': [
+    { params: { hierarchyId: 'hierarchy' }, expect: STORE },
+  ],
+  '/pcm/hierarchies/:hierarchyId/nodes': [{ params: { hierarchyId: 'hierarchy' }, expect: STORE }],
+  '/pcm/hierarchies/:hierarchyId/nodes/:nodeId': [
+    { params: { hierarchyId: 'hierarchy', nodeId: 'node' }, expect: STORE },
+  ],
+  '/pcm/hierarchies/:hierarchyId/nodes/:nodeId/children': [
+    { params: { hierarchyId: 'hierarchy', nodeId: 'node' }, expect: STORE },
+  ],
+  '/pcm/hierarchies/:hierarchyId/nodes/:nodeId/products': [
+    { params: { hierarchyId: 'hierarchy', nodeId: 'node' }, expect: STORE },
+  ],
   '/v2/customers/:customerId': [
     { params: { customerId: 'ann' }, expect: ANNS },
     { params: { customerId: 'bob' }, expect: NOT_ANNS },
   ],
   // A storefront shows one product's stock and the inventory locations; the rest is the store's.
   '/v2/inventories': [{ expect: STORE }],
-  '/v2/inventories/:productId': [{ params: { productId: 'product' }, expect: ANYONE }],
-  '/v2/inventories/:productId/transactions': [{ params: { productId: 'product' }, expect: STORE }],
+  '/v2/inventories/:productId': [{ params: { productId: 'stockProduct' }, expect: ANYONE }],
+  '/v2/inventories/:productId/transactions': [
+    { params: { productId: 'stockProduct' }, expect: STORE },
+  ],
   '/v2/inventories/:productId/transactions/:transactionId': [
-    { params: { productId: 'product', transactionId: 'transaction' }, expect: STORE },
+    { params: { productId: 'stockProduct', transactionId: 'transaction' }, expect: STORE },
   ],
   '/v2/inventories/locations': [{ expect: ANYONE }],
   '/v2/inventories/locations/:locationId': [{ params: { locationId: 'location' }, expect: ANYONE }],
@@ -118,7 +175,7 @@ const TABLE: Record<string, Case[]> = {
   ],
   [`${BOOKS}/:pricebookId/modifiers`]: [{ params: { pricebookId: 'pricebook' }, expect: STORE }],
   [`${BOOKS}/:pricebookId/modifiers/:modifierId`]: [
-    { params: { pricebookId: 'pricebook', modifierId: 'modifier' }, expect: STORE },
+    { params: { pricebookId: 'pricebook', modifierId: 'priceModifier' }, expect: STORE },
   ],
 };
 
@@ -210,10 +267,10 @@ beforeAll(async () => {
   const upload = await fetch(`${url}/v2/files`, { method: 'POST', headers: admin, body: form });
   ids.file = ((await upload.json()) as { data: { id: string } }).data.id;
 
-  ids.product = '5c0a3e4e-8f1b-4c2d-9e6f-7a8b9c0d1e2f';
-  await made('POST', `/v2/inventories/${ids.product}`, admin, { data: { quantity: 5 } });
+  ids.stockProduct = '5c0a3e4e-8f1b-4c2d-9e6f-7a8b9c0d1e2f';
+  await made('POST', `/v2/inventories/${ids.stockProduct}`, admin, { data: { quantity: 5 } });
   ids.transaction = (
-    await made('POST', `/v2/inventories/${ids.product}/transactions`, admin, {
+    await made('POST', `/v2/inventories/${ids.stockProduct}/transactions`, admin, {
       data: { type: 'stock-transaction', action: 'allocate', quantity: 1 },
     })
   ).id;
@@ -235,7 +292,7 @@ beforeAll(async () => {
       },
     })
   ).id;
-  ids.modifier = (
+  ids.priceModifier = (
     await made('POST', `${BOOKS}/${ids.pricebook}/modifiers`, admin, {
       data: {
         type: 'price-modifier',
@@ -247,6 +304,57 @@ beforeAll(async () => {
       },
     })
   ).id;
+
+  // A catalog: a live parent product with one variation, built; a hierarchy with a node
+  // holding the product.
+  ids.variation = (
+    await made('POST', '/pcm/variations', admin, {
+      data: { type: 'product-variation', attributes: { name: 'Secret size' } },
+    })
+  ).id;
+  ids.option = (
+    await made('POST', `/pcm/variations/${ids.variation}/options`, admin, {
+      data: { type: 'product-variation-option', attributes: { name: 'Large' } },
+    })
+  ).id;
+  ids.optionModifier = (
+    await made('POST', `/pcm/variations/${ids.variation}/options/${ids.option}/modifiers`, admin, {
+      data: { type: 'product-variation-modifier', attributes: { type: 'sku_append', value: '-L' } },
+    })
+  ).id;
+  ids.product = (
+    await made('POST', '/pcm/products', admin, {
+      data: {
+        type: 'product',
+        attributes: {
+          name: 'Unreleased gadget',
+          commodity_type: 'physical',
+          sku: 'SECRET',
+          status: 'live',
+        },
+        relationships: { variations: { data: [{ type: 'product-variation', id: ids.variation }] } },
+      },
+    })
+  ).id;
+  ids.job = (await made('POST', `/pcm/products/${ids.product}/build`, admin, undefined)).id;
+  ids.hierarchy = (
+    await made('POST', '/pcm/hierarchies', admin, {
+      data: { type: 'hierarchy', attributes: { name: 'Secret range' } },
+    })
+  ).id;
+  ids.node = (
+    await made('POST', `/pcm/hierarchies/${ids.hierarchy}/nodes`, admin, {
+      data: { type: 'node', attributes: { name: 'Secret shelf' } },
+    })
+  ).id;
+  await made(
+    'POST',
+    `/pcm/hierarchies/${ids.hierarchy}/nodes/${ids.node}/relationships/products`,
+    admin,
+    {
+      data: [{ type: 'product', id: ids.product }],
+    },
+  );
 
   const customerTokens = {} as Record<'ann' | 'bob', string>;
   for (const who of ['ann', 'bob'] as const) {
@@ -301,6 +409,9 @@ beforeAll(async () => {
     ids.annOrder,
     ids.bobOrder,
     ids.guestOrder,
+    'Unreleased gadget',
+    'Secret range',
+    'Secret shelf',
   ];
   foreignTo.store = [];
   foreignTo.guest = everyone;

@@ -10,11 +10,11 @@ import { isUuid } from '../ids.ts';
 import {
   isObject,
   type JsonObject,
+  readResource,
   rejectUnknownKeys,
   requireAttributes,
   requireData,
   requireInteger,
-  requireResourceAttributes,
 } from '../request-body.ts';
 import { MAX_STOCK, STOCK_ACTIONS, type StockAction } from './stock.ts';
 
@@ -40,7 +40,10 @@ export function parseMultiLocationCreate(body: unknown): { productId: string; av
   if (typeof id !== 'string' || !isUuid(id)) {
     throw badRequest('data.id is required: the id (a uuid) of the product.', 'data.id');
   }
-  const attributes = requireResourceAttributes(body, 'stock', ['available', 'locations']);
+  const attributes = readResource(body, 'stock', {
+    requireAttributes: true,
+    attributes: ['available', 'locations'],
+  }).attributes;
   rejectLocations(attributes, 'locations', 'data.attributes');
   const available =
     attributes.available === undefined || attributes.available === null
@@ -75,13 +78,10 @@ export function parseTransaction(body: unknown, productId: string): TransactionI
   let fields: JsonObject;
   let prefix: string;
   if (isObject(data.attributes)) {
-    fields = requireResourceAttributes(body, 'stock-transaction', [
-      'type',
-      'action',
-      'quantity',
-      'product_id',
-      'location',
-    ]);
+    fields = readResource(body, 'stock-transaction', {
+      requireAttributes: true,
+      attributes: ['type', 'action', 'quantity', 'product_id', 'location'],
+    }).attributes;
     prefix = 'data.attributes';
     if (fields.type !== undefined && fields.type !== 'stock-transaction') {
       throw badRequest('data.attributes.type must be "stock-transaction".', 'data.attributes.type');

@@ -38,6 +38,11 @@ export interface ListAttribute {
    * value of its declared type, so a stray value of another type never compares.
    */
   guard?: string;
+  /**
+   * The column holds a JSON array (a product's tags): a clause matches a row when it matches
+   * any element, e.g. `eq(tags,sale)`.
+   */
+  array?: boolean;
 }
 
 /** What a list endpoint allows. */
@@ -277,6 +282,18 @@ function toCondition(clause: string, spec: ListSpec): SqlCondition {
       );
     }
     return { sql: `${col} IS ${wanted === 'true' ? '' : 'NOT '}NULL`, params: [] };
+  }
+  if (attr.array === true) {
+    const { array, ...element } = attr;
+    const elementSpec = {
+      ...spec,
+      filters: { ...spec.filters, [name]: { ...element, column: 'value' } },
+    };
+    const inner = toCondition(clause, elementSpec);
+    return {
+      sql: `EXISTS (SELECT 1 FROM json_each(${col}) WHERE ${inner.sql})`,
+      params: inner.params,
+    };
   }
   if (attr.guard !== undefined) {
     // A guarded attribute is an expression, not an indexed column: no range for the planner.

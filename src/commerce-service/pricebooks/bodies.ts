@@ -15,9 +15,9 @@ import {
   optionalMapEntries,
   optionalStringMap,
   optionalText,
+  readResource,
   rejectUnknownKeys,
   requireInteger,
-  requireResourceAttributes,
   requireText,
 } from '../request-body.ts';
 import { parseTimestamp } from '../time.ts';
@@ -287,12 +287,12 @@ export interface PricebookInput {
  * 1,024, `external_ref` up to 2,048; null clears the optional ones. `id` is the path's on PUT.
  */
 export function parsePricebook(body: unknown, creating: boolean, id?: string): PricebookInput {
-  const attributes = requireResourceAttributes(
-    body,
-    'pricebook',
-    ['name', 'description', 'external_ref'],
-    { readOnly: READ_ONLY, ...(id === undefined ? {} : { id }) },
-  );
+  const attributes = readResource(body, 'pricebook', {
+    requireAttributes: true,
+    attributes: ['name', 'description', 'external_ref'],
+    readOnly: READ_ONLY,
+    ...(id === undefined ? {} : { id }),
+  }).attributes;
   const input: PricebookInput = {};
   const name = creating
     ? requireText(attributes, 'name', { prefix: ATTRIBUTES })
@@ -325,12 +325,19 @@ export interface PriceInput {
  * (null clears sales, external_ref and the custom attribute maps).
  */
 export function parsePrice(body: unknown, creating: boolean, id?: string): PriceInput {
-  const attributes = requireResourceAttributes(
-    body,
-    'product-price',
-    ['sku', 'currencies', 'sales', 'external_ref', 'admin_attributes', 'shopper_attributes'],
-    { readOnly: READ_ONLY, ...(id === undefined ? {} : { id }) },
-  );
+  const attributes = readResource(body, 'product-price', {
+    requireAttributes: true,
+    attributes: [
+      'sku',
+      'currencies',
+      'sales',
+      'external_ref',
+      'admin_attributes',
+      'shopper_attributes',
+    ],
+    readOnly: READ_ONLY,
+    ...(id === undefined ? {} : { id }),
+  }).attributes;
   const input: PriceInput = {};
   const sku = creating
     ? requireText(attributes, 'sku', { prefix: ATTRIBUTES })
@@ -377,12 +384,12 @@ function optionalModifierType(attributes: JsonObject): ModifierType | undefined 
  * modifier has no tiers) required on create; PUT changes what it names.
  */
 export function parseModifier(body: unknown, creating: boolean, id?: string): ModifierInput {
-  const attributes = requireResourceAttributes(
-    body,
-    'price-modifier',
-    ['name', 'modifier_type', 'currencies', 'external_ref'],
-    { readOnly: READ_ONLY, ...(id === undefined ? {} : { id }) },
-  );
+  const attributes = readResource(body, 'price-modifier', {
+    requireAttributes: true,
+    attributes: ['name', 'modifier_type', 'currencies', 'external_ref'],
+    readOnly: READ_ONLY,
+    ...(id === undefined ? {} : { id }),
+  }).attributes;
   const input: ModifierInput = {};
   const name = creating
     ? requireText(attributes, 'name', { prefix: ATTRIBUTES })

@@ -15,8 +15,8 @@ import {
   isObject,
   type JsonObject,
   optionalText,
+  readResource,
   rejectUnknownKeys,
-  requireResourceAttributes,
   requireText,
 } from '../request-body.ts';
 import { parsePathId } from './custom-apis.ts';
@@ -78,12 +78,11 @@ function coordinate(value: JsonObject, key: 'lat' | 'lon', limit: number): numbe
 }
 
 function parseLocation(body: unknown, creating: boolean, id?: string): LocationInput {
-  const attributes = requireResourceAttributes(
-    body,
-    'inventory_location',
-    ['name', 'slug', 'external_ref', 'description', 'address', 'geolocation'],
-    { ...(id === undefined ? {} : { id }) },
-  );
+  const attributes = readResource(body, 'inventory_location', {
+    requireAttributes: true,
+    attributes: ['name', 'slug', 'external_ref', 'description', 'address', 'geolocation'],
+    ...(id === undefined ? {} : { id }),
+  }).attributes;
   const input: LocationInput = {};
   const name = text(attributes, 'name');
   if (name === null || (creating && name === undefined)) {
