@@ -1,8 +1,8 @@
 /**
  * Library entry: build the gateway without listening (to mount it in another server), the built
- * schema with the per-request context factory (for in-process stitching or execution), its
- * Federation v2 subgraph SDL, the trusted-documents manifest reader, and the embedded v2
- * commerce service factory.
+ * schema with the upstream's front door that makes its per-request context (for in-process
+ * stitching or execution), its Federation v2 subgraph SDL, the trusted-documents manifest
+ * reader, and the embedded v2 commerce service factory.
  */
 export { createCommerceService } from './commerce-service/app.ts';
 export { createGateway, type Gateway, type GatewayOptions } from './gateway/create-gateway.ts';
@@ -13,9 +13,10 @@ export {
 } from './gateway/persisted-documents.ts';
 export { printSubgraphSchema } from './schema/federation.ts';
 export { schema } from './schema/index.ts';
-export { createUpstreamTransport, type UpstreamTransport } from './upstream/client.ts';
 export {
-  createContextFactory,
+  createUpstream,
   type GatewayContext,
   type RequestLike,
-} from './upstream/session.ts';
+  type Upstream,
+  type UpstreamOptions,
+} from './upstream/index.ts';

@@ -4,7 +4,7 @@
  *
  * The gateway's selling point is CPU per request, so collecting costs a few number increments
  * in hooks that run anyway: one small state object per request, two `performance.now()` calls,
- * Map lookups (an upstream call's key is its route template, src/upstream/route-template.ts).
+ * Map lookups (an upstream call's key is its route template, which the upstream layer gives).
  * Everything is formatted only when scraped.
  *
  * No label ever carries a token, an id or a customer's value:
@@ -17,16 +17,13 @@
  * - `outcome` is `ok` or the first error's `extensions.code` when it looks like a code
  *   (`[A-Z][A-Z0-9_]*`, at most 64 distinct), else `ERROR`; a client that went away before its
  *   answer is `CLIENT_CLOSED_REQUEST`, not an upstream failure;
- * - upstream routes are templates (src/upstream/route-template.ts), statuses are numbers or one
- *   of the client's failure reasons (`timeout`, `connect`, `reset`, `aborted` for a call the
- *   gateway cancelled, `client-closed` for one whose client went away, …).
+ * - upstream routes are templates (`/v2/orders/{id}`: src/upstream/observer.ts), statuses are
+ *   numbers or one of the client's failure reasons (`timeout`, `connect`, `reset`, `aborted` for
+ *   a call the gateway cancelled, `client-closed` for one whose client went away, …).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
-import type { AttemptContext, AttemptObserver, UpstreamRequest } from '../upstream/client.ts';
-import type { GatewayError } from '../upstream/errors.ts';
-import type { BreakerState } from '../upstream/resilience.ts';
-import { routeTemplate } from '../upstream/route-template.ts';
+import type { BreakerState, UpstreamAttempt, UpstreamObserver } from '../upstream/index.ts';
 import { requestedOperationName } from './logging.ts';
 
 export interface MetricsOptions {
@@ -42,8 +39,8 @@ export interface MetricsOptions {
 export interface Metrics {
   /** Collects per-request metrics and, unless `path` is false, answers `GET /metrics`. */
   readonly plugin: Plugin;
-  /** Counts upstream attempts (set on the upstream transport). */
-  readonly observer: AttemptObserver;
+  /** Counts upstream attempts (given to the upstream's front door, src/upstream/index.ts). */
+  readonly observer: UpstreamObserver;
   /** Where the circuit breaker's state is read at scrape time (createGateway sets it). */
   breakerState: (() => BreakerState) | undefined;
   /** The exposition text of every metric now. */
@@ -264,30 +261,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   };
 
-  const observer: AttemptObserver = {
-    end(
-      request: UpstreamRequest,
-      status: number,
-      error: GatewayError | undefined,
-      context: AttemptContext,
-    ) {
-      const template = routeTemplate(request.segments);
-      let calls = routes.get(template);
+  const observer: UpstreamObserver = {
+    attemptEnd(attempt: UpstreamAttempt) {
+      const { method, status } = attempt;
+      let calls = routes.get(attempt.route);
       if (calls === undefined) {
         calls = new Map();
-        routes.set(template, calls);
+        routes.set(attempt.route, calls);
       }
-      let byStatus = calls.get(request.method);
+      let byStatus = calls.get(method);
       if (byStatus === undefined) {
         byStatus = new Map();
-        calls.set(request.method, byStatus);
+        calls.set(method, byStatus);
       }
       const key: number | string =
-        status > 0 ? status : ((error as { reason?: string } | undefined)?.reason ?? 'error');
+        status > 0
+          ? status
+          : ((attempt.error as { reason?: string } | undefined)?.reason ?? 'error');
       byStatus.set(key, (byStatus.get(key) ?? 0) + 1);
-      if ((context.attempt ?? 0) > 0) {
-        retries.set(request.method, (retries.get(request.method) ?? 0) + 1);
-      }
+      if (attempt.retry > 0) retries.set(method, (retries.get(method) ?? 0) + 1);
       if (status === 429) rateLimited += 1;
     },
   };
