@@ -45,19 +45,28 @@ import { createTracing } from './tracing.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
 import { validationCachePlugin } from './validation-cache.ts';
 
-export interface GatewayOptions {
-  /**
-   * The upstream's front door (src/upstream/index.ts), built beforehand to share its one pool
-   * with the typed schema's reader and the gateway's own tokens (src/main.ts does). The caller
-   * closes it, after the gateway. Without it the gateway builds one from the options below
-   * (`upstreamUrl` … `forwardHeaders`), which are then the front door's, and closes it on dispose.
-   */
-  upstream?: Upstream;
-  /**
-   * Base URL of the v2 service, without `/v2` (e.g. `http://127.0.0.1:4010`). Required unless
-   * `upstream` is given.
-   */
-  upstreamUrl?: string;
+/** Where the gateway's upstream comes from: a URL, or a front door built beforehand. */
+export type GatewayOptions = GatewayOptionsBase &
+  (
+    | {
+        /** Base URL of the v2 service, without `/v2` (e.g. `http://127.0.0.1:4010`). */
+        upstreamUrl: string;
+        upstream?: Upstream;
+      }
+    | {
+        /**
+         * The upstream's front door (src/upstream/index.ts), built beforehand to share its one
+         * pool with the typed schema's reader and the gateway's own tokens (src/main.ts does).
+         * The caller closes it, after the gateway. Without it the gateway builds one from
+         * `upstreamUrl` and the upstream options (`callBudget` … `resilience`), and closes it on
+         * dispose; with it, those are the front door's and are not read here.
+         */
+        upstream: Upstream;
+        upstreamUrl?: string;
+      }
+  );
+
+export interface GatewayOptionsBase {
   /**
    * A token put into GraphiQL's default headers, so a newcomer's first query works. A function is
    * asked on every GraphiQL page load, with the page's request, so a renewed token reaches the
@@ -288,7 +297,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 /** The front door the gateway builds (and closes) when it was given none. */
 function createOwnUpstream(options: GatewayOptions): Upstream {
   if (options.upstreamUrl === undefined) {
-    throw new TypeError('createGateway needs `upstream` or `upstreamUrl`');
+    throw new TypeError('createGateway needs `upstreamUrl` or `upstream`');
   }
   return createUpstream({
     url: options.upstreamUrl,

@@ -22,11 +22,7 @@ import { combineAttemptWatch, type UpstreamObserver } from './observer.ts';
 import type { PagingLimits } from './paging.ts';
 import { createResilience, createResilientSend, type ResilienceConfig } from './resilience.ts';
 import { createContextFactory, type GatewayContext, type RequestLike } from './session.ts';
-import {
-  createUpstreamTransport,
-  exchangeOnSharedLane,
-  type UpstreamPoolOptions,
-} from './transport.ts';
+import { createUpstreamTransport, probeOrigin, type UpstreamPoolOptions } from './transport.ts';
 
 export type { BreakerState } from './breaker.ts';
 export type { SendAttempt } from './client.ts';
@@ -130,21 +126,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       transport.watch = combineAttemptWatch(observers);
     },
     breaker: resilience?.breaker(transport.origin),
-    async probe(timeoutMs = 1_000) {
-      try {
-        await exchangeOnSharedLane(
-          transport,
-          'GET',
-          '/v2',
-          { accept: 'application/json' },
-          undefined,
-          AbortSignal.timeout(timeoutMs),
-        );
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    probe: (timeoutMs = 1_000) => probeOrigin(transport, timeoutMs),
     async token(grant) {
       return (await requestToken(transport, grant)).value;
     },

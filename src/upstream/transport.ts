@@ -18,7 +18,11 @@ import type { AttemptWatch } from './observer.ts';
 
 /** Connection settings of the shared pool; every value has a default. */
 export interface UpstreamPoolOptions {
-  /** Maximum sockets to the upstream origin. Default 64. */
+  /**
+   * Sockets to the upstream origin for calls (operations', tokens, definitions). Default 64. The
+   * pool keeps one more for the readiness probe, so a pool busy with slow calls still probes at
+   * once.
+   */
   connections?: number;
   /**
    * Most upstream calls one operation has in flight at once; its further calls wait for a slot,
@@ -65,7 +69,8 @@ export function createUpstreamTransport(
   const url = new URL(baseUrl);
   const connections = options.connections ?? DEFAULT_POOL_CONNECTIONS;
   const pool = new Pool(url.origin, {
-    connections,
+    // The slots below never let more than `connections` calls out; the one beyond is the probe's.
+    connections: connections + 1,
     connect: { timeout: options.connectTimeoutMs ?? 2_000 },
     headersTimeout: options.headersTimeoutMs ?? 10_000,
     bodyTimeout: options.bodyTimeoutMs ?? 10_000,
@@ -175,9 +180,9 @@ export function exchange(
 }
 
 /**
- * One request made outside any operation (the gateway's own token, the readiness probe): it
- * takes its turn for a connection on the shared lane, like every call, and carries only the
- * headers given here (never a caller's).
+ * One request made outside any operation (the gateway's own token, the typed schema's
+ * definitions): it takes its turn for a connection on the shared lane, like every call, and
+ * carries only the headers given here (never a caller's).
  */
 export async function exchangeOnSharedLane(
   transport: UpstreamTransport,
@@ -194,5 +199,30 @@ export async function exchangeOnSharedLane(
     return await exchange(transport, method, `${transport.basePath}${path}`, headers, body, signal);
   } finally {
     transport.slots.release(lane);
+  }
+}
+
+/**
+ * Whether the origin answers HTTP at all: an unauthenticated `GET /v2` (a 401 proves it as well
+ * as a 200) within `timeoutMs`. It takes no slot: it goes on the pool's connection beyond the
+ * slots' capacity, so readiness says whether the origin answers, not whether the gateway's own
+ * calls keep every connection busy.
+ */
+export async function probeOrigin(
+  transport: UpstreamTransport,
+  timeoutMs: number,
+): Promise<boolean> {
+  try {
+    await exchange(
+      transport,
+      'GET',
+      `${transport.basePath}/v2`,
+      { accept: 'application/json' },
+      undefined,
+      AbortSignal.timeout(timeoutMs),
+    );
+    return true;
+  } catch {
+    return false;
   }
 }
