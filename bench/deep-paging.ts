@@ -30,7 +30,7 @@ import { seedDemoStore } from '../src/commerce-service/seed.ts';
 import { ensureStores } from '../src/commerce-service/stores.ts';
 import { createGateway } from '../src/gateway/create-gateway.ts';
 import { createRequestListener } from '../src/gateway/fast-path.ts';
-import { fetchClientToken } from '../src/oauth-client.ts';
+import { fetchClientToken } from '../src/upstream/oauth.ts';
 import { DEFAULT_PAGING_LIMITS } from '../src/upstream/paging.ts';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);

@@ -25,7 +25,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { fetchClientToken } from '../src/oauth-client.ts';
+import { fetchClientToken } from '../src/upstream/oauth.ts';
 
 // Each mode runs a fixed number of requests (not a duration), so that no request is cut off
 // at the end and the upstream GETs per query are exact.

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { fetchClientToken } from '../src/oauth-client.ts';
+import { fetchClientToken } from '../src/upstream/oauth.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);

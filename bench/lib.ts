@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { fetchClientToken } from '../src/oauth-client.ts';
+import { fetchClientToken } from '../src/upstream/oauth.ts';
 
 export interface AutocannonResult {
   requests: { average: number; total: number };

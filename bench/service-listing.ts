@@ -23,7 +23,7 @@ import { listLadder, loadWithoutLadder, rank } from '../src/commerce-service/lad
 import { parseListQuery, standardListSpec } from '../src/commerce-service/listing/parse.ts';
 import { buildListSql } from '../src/commerce-service/listing/sql.ts';
 import { ensureStores } from '../src/commerce-service/stores.ts';
-import { fetchClientToken } from '../src/oauth-client.ts';
+import { fetchClientToken } from '../src/upstream/oauth.ts';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);

@@ -16,7 +16,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from 'undici';
-import { fetchClientToken } from '../src/oauth-client.ts';
+import { fetchClientToken } from '../src/upstream/oauth.ts';
 import { autocannon, freePort, median, processCpuMicros } from './lib.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -17,7 +17,7 @@ import { DEFAULT_CLIENTS } from '../src/commerce-service/config.ts';
 import { printSubgraphSchema } from '../src/schema/federation.ts';
 import { schema } from '../src/schema/index.ts';
 import { buildTypedSchema } from '../src/schema/typed/build-typed-schema.ts';
-import { createDefinitionReader } from '../src/upstream/custom-api-definitions.ts';
+import { createUpstream } from '../src/upstream/index.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMA_FILE = join(ROOT, 'schema.graphql');
@@ -47,14 +47,14 @@ export async function buildDemoTypedSchema(): Promise<GraphQLSchema> {
     logger: false,
   });
   await service.listen({ port: 0, host: '127.0.0.1' });
-  const reader = createDefinitionReader({
-    upstreamUrl: `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`,
-    credentials: { clientId: demo.id, clientSecret: demo.secret },
+  const upstream = createUpstream({
+    url: `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`,
   });
+  const reader = upstream.definitions({ clientId: demo.id, clientSecret: demo.secret });
   try {
     return buildTypedSchema(schema, await reader.read()).schema;
   } finally {
-    await reader.close();
+    await upstream.close();
     await service.close();
   }
 }

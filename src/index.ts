@@ -1,10 +1,10 @@
 /**
  * Library entry: build the gateway without listening (to mount it in another server), the built
- * schema with the per-request context factory (for in-process stitching or execution), its
- * Federation v2 subgraph SDL, the trusted-documents manifest reader, and the typed Custom API
- * schema (a source that reads the store's definitions and swaps the schema on change, for
- * createGateway's `schemaSource`). The embedded v2 commerce service is the subpath
- * `commerce-gateway/service` (./service.ts): nothing here loads it, `node:sqlite` or fastify.
+ * schema with the upstream's front door that makes its per-request context (for in-process
+ * stitching or execution), its Federation v2 subgraph SDL, the trusted-documents manifest reader,
+ * and the typed Custom API schema (a source that reads the store's definitions and swaps the
+ * schema on change, for createGateway's `schemaSource`). The embedded v2 commerce service is the
+ * subpath `commerce-gateway/service` (./service.ts): nothing here loads it, `node:sqlite` or fastify.
  */
 export { createGateway, type Gateway, type GatewayOptions } from './gateway/create-gateway.ts';
 export { createLogger, type Logger, type LoggerOptions } from './gateway/logging.ts';
@@ -22,16 +22,15 @@ export {
 export { printSubgraphSchema } from './schema/federation.ts';
 export { schema } from './schema/index.ts';
 export type { MappedApi } from './schema/typed/build-typed-schema.ts';
-export { createUpstreamTransport, type UpstreamTransport } from './upstream/client.ts';
-export {
-  type CustomApiDefinition,
-  createDefinitionReader,
-  type DefinitionReader,
-  type DefinitionReaderOptions,
-  type SchemaCredentials,
+export type {
+  CustomApiDefinition,
+  DefinitionReader,
+  SchemaCredentials,
 } from './upstream/custom-api-definitions.ts';
 export {
-  createContextFactory,
+  createUpstream,
   type GatewayContext,
   type RequestLike,
-} from './upstream/session.ts';
+  type Upstream,
+  type UpstreamOptions,
+} from './upstream/index.ts';

@@ -1,8 +1,8 @@
 /**
  * `npm start`: the only module that listens. Config → the embedded v2 service (unless
- * UPSTREAM_URL points elsewhere) → a demo token for it → the gateway → drain on SIGTERM/SIGINT.
- * The Node version is checked first (./check-node.ts), and the embedded service (fastify over
- * `node:sqlite`) is loaded only when it runs.
+ * UPSTREAM_URL points elsewhere) → the upstream's front door → demo tokens through it → the
+ * gateway → drain on SIGTERM/SIGINT. The Node version is checked first (./check-node.ts), and the
+ * embedded service (fastify over `node:sqlite`) is loaded only when it runs.
  */
 import './check-node.ts';
 import { mkdirSync } from 'node:fs';
@@ -20,9 +20,8 @@ import { metricsListener } from './gateway/metrics.ts';
 import { loadPersistedDocuments } from './gateway/persisted-documents.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
 import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
-import { fetchClientToken, fetchImplicitToken } from './oauth-client.ts';
 import { schema as baseSchema } from './schema/index.ts';
-import { createDefinitionReader } from './upstream/custom-api-definitions.ts';
+import { createUpstream } from './upstream/index.ts';
 
 const DEMO_TOKEN_RENEW_MS = 50 * 60 * 1000;
 
@@ -47,68 +46,13 @@ async function main(): Promise<void> {
     const address = service.server.address();
     const servicePort = typeof address === 'object' && address ? address.port : port;
     upstreamUrl = `http://127.0.0.1:${servicePort}`;
-    const demo = clients[0];
-    if (demo) {
-      const serviceUrl = upstreamUrl;
-      [demoToken, storefrontToken] = await Promise.all([
-        fetchClientToken(serviceUrl, demo),
-        fetchImplicitToken(serviceUrl, demo.id),
-      ]);
-      // Tokens live one hour: renew GraphiQL's well before, so a page opened later still works.
-      setInterval(() => {
-        Promise.all([
-          fetchClientToken(serviceUrl, demo),
-          fetchImplicitToken(serviceUrl, demo.id),
-        ]).then(
-          (tokens) => {
-            [demoToken, storefrontToken] = tokens;
-          },
-          (error: unknown) => console.error(`demo token renewal failed: ${String(error)}`),
-        );
-      }, DEMO_TOKEN_RENEW_MS).unref();
-    }
   }
 
   const g = config.gateway;
-  const logger = createLogger();
-  const health = createHealth({ upstreamUrl });
-  // The typed schema reads definitions with the gateway's own credential: SCHEMA_CLIENT_ID, or
-  // the embedded service's demo client. Without one, only the generic API is served.
-  const demoClient = service ? config.service.clients[0] : undefined;
-  const schemaCredentials =
-    g.typedSchema?.credentials ??
-    (demoClient ? { clientId: demoClient.id, clientSecret: demoClient.secret } : undefined);
-  let schemaSource: TypedSchemaSource | undefined;
-  if (schemaCredentials) {
-    schemaSource = createTypedSchemaSource({
-      base: baseSchema,
-      reader: createDefinitionReader({ upstreamUrl, credentials: schemaCredentials }),
-      refreshMs: g.typedSchema?.refreshMs,
-      logger,
-    });
-    // A failed first read is logged and retried on the timer: startup never fails over it.
-    await schemaSource.start();
-  }
-  // Tracing only when configured: the SDK is not even loaded otherwise.
-  const tracing = g.tracing
-    ? await (await import('./gateway/otel.ts')).createTracerSetup(g.tracing)
-    : undefined;
-  const gateway = createGateway({
-    upstreamUrl,
-    demoToken: demoTokenChooser({
-      bindHost: config.gateway.host,
-      readWrite: () => demoToken,
-      storefront: () => storefrontToken,
-    }),
-    graphiql: g.graphiql,
-    introspection: g.introspection,
-    federationSdl: g.federationSdl,
-    csrfPrevention: g.csrfPrevention,
-    corsOrigins: g.corsOrigins,
-    production: g.production,
-    maxBodyBytes: g.maxBodyBytes,
-    queryLimits: g.queryLimits,
-    persistedDocuments,
+  // The front door to the upstream: its one pool carries every call to the origin, the demo
+  // tokens and the typed schema's reads included (src/upstream/index.ts).
+  const upstream = createUpstream({
+    url: upstreamUrl,
     callBudget: g.callBudget,
     paging: g.paging,
     forwardHeaders: g.forwardHeaders,
@@ -127,6 +71,64 @@ async function main(): Promise<void> {
       },
     },
     pool: { perOperation: g.resilience?.operationConcurrency },
+  });
+  const demo = service ? config.service.clients[0] : undefined;
+  if (demo) {
+    const demoTokens = () =>
+      Promise.all([
+        upstream.token({ clientId: demo.id, clientSecret: demo.secret }),
+        upstream.token({ clientId: demo.id }),
+      ]);
+    [demoToken, storefrontToken] = await demoTokens();
+    // Tokens live one hour: renew GraphiQL's well before, so a page opened later still works.
+    setInterval(() => {
+      demoTokens().then(
+        (tokens) => {
+          [demoToken, storefrontToken] = tokens;
+        },
+        (error: unknown) => console.error(`demo token renewal failed: ${String(error)}`),
+      );
+    }, DEMO_TOKEN_RENEW_MS).unref();
+  }
+
+  const logger = createLogger();
+  const health = createHealth({ upstream });
+  // The typed schema reads definitions with the gateway's own credential: SCHEMA_CLIENT_ID, or
+  // the embedded service's demo client. Without one, only the generic API is served.
+  const schemaCredentials =
+    g.typedSchema?.credentials ??
+    (demo ? { clientId: demo.id, clientSecret: demo.secret } : undefined);
+  let schemaSource: TypedSchemaSource | undefined;
+  if (schemaCredentials) {
+    schemaSource = createTypedSchemaSource({
+      base: baseSchema,
+      reader: upstream.definitions(schemaCredentials),
+      refreshMs: g.typedSchema?.refreshMs,
+      logger,
+    });
+    // A failed first read is logged and retried on the timer: startup never fails over it.
+    await schemaSource.start();
+  }
+  // Tracing only when configured: the SDK is not even loaded otherwise.
+  const tracing = g.tracing
+    ? await (await import('./gateway/otel.ts')).createTracerSetup(g.tracing)
+    : undefined;
+  const gateway = createGateway({
+    upstream,
+    demoToken: demoTokenChooser({
+      bindHost: config.gateway.host,
+      readWrite: () => demoToken,
+      storefront: () => storefrontToken,
+    }),
+    graphiql: g.graphiql,
+    introspection: g.introspection,
+    federationSdl: g.federationSdl,
+    csrfPrevention: g.csrfPrevention,
+    corsOrigins: g.corsOrigins,
+    production: g.production,
+    maxBodyBytes: g.maxBodyBytes,
+    queryLimits: g.queryLimits,
+    persistedDocuments,
     logger: g.logRequests === false ? undefined : logger,
     jit: g.jit,
     health,
@@ -205,6 +207,7 @@ async function main(): Promise<void> {
       await gateway.dispose();
       await tracing?.shutdown();
       await schemaSource?.close();
+      await upstream.close();
       await service?.close();
     },
     log: (msg, fields) => logger.log('info', msg, fields),

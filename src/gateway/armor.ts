@@ -31,7 +31,7 @@ import {
   type GatewayErrorCode,
   QueryTooComplexError,
 } from '../upstream/errors.ts';
-import { DEFAULT_PAGING_LIMITS } from '../upstream/paging.ts';
+import { DEFAULT_PAGING_LIMITS } from '../upstream/index.ts';
 import { errorCodesPlugin, errorEchoPlugin } from './error-answers.ts';
 import { csrfPreventionPlugin, requestShapePlugin } from './request-checks.ts';
 

@@ -1,7 +1,9 @@
 /**
- * `createGateway(options)` builds the Yoga app (it never listens): the schema, one shared
- * upstream pool, the per-request context, and error masking that lets only the gateway's own
- * error family through with its code.
+ * `createGateway(options)` builds the Yoga app (it never listens): the schema, the upstream's
+ * front door (src/upstream/index.ts: one pool, a session per request, the observers of its
+ * attempts), and error masking that lets only the gateway's own error family through with its
+ * code. Construction goes one way: the gateway builds (or is given) the front door and hands it
+ * its observers; the upstream knows nothing of the gateway.
  */
 import type { Tracer } from '@opentelemetry/api';
 import { GraphQLError } from 'graphql';
@@ -13,20 +15,17 @@ import {
 } from 'graphql-yoga';
 import { NoSubgraphSdlRule } from '../schema/federation.ts';
 import { schema } from '../schema/index.ts';
-import {
-  type AttemptObserver,
-  createUpstreamTransport,
-  type SendAttempt,
-  type UpstreamPoolOptions,
-} from '../upstream/client.ts';
 import { findGatewayError } from '../upstream/errors.ts';
-import type { PagingLimits } from '../upstream/paging.ts';
 import {
-  createResilience,
-  createResilientSend,
+  createUpstream,
+  type GatewayContext,
+  type PagingLimits,
   type ResilienceConfig,
-} from '../upstream/resilience.ts';
-import { createContextFactory, type GatewayContext } from '../upstream/session.ts';
+  type SendAttempt,
+  type Upstream,
+  type UpstreamObserver,
+  type UpstreamPoolOptions,
+} from '../upstream/index.ts';
 import {
   createSecurityPlugins,
   DEFAULT_MAX_BODY_BYTES,
@@ -46,9 +45,28 @@ import { createTracing } from './tracing.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
 import { validationCachePlugin } from './validation-cache.ts';
 
-export interface GatewayOptions {
-  /** Base URL of the v2 service, without `/v2` (e.g. `http://127.0.0.1:4010`). */
-  upstreamUrl: string;
+/** Where the gateway's upstream comes from: a URL, or a front door built beforehand. */
+export type GatewayOptions = GatewayOptionsBase &
+  (
+    | {
+        /** Base URL of the v2 service, without `/v2` (e.g. `http://127.0.0.1:4010`). */
+        upstreamUrl: string;
+        upstream?: Upstream;
+      }
+    | {
+        /**
+         * The upstream's front door (src/upstream/index.ts), built beforehand to share its one
+         * pool with the typed schema's reader and the gateway's own tokens (src/main.ts does).
+         * The caller closes it, after the gateway. Without it the gateway builds one from
+         * `upstreamUrl` and the upstream options (`callBudget` … `resilience`), and closes it on
+         * dispose; with it, those are the front door's and are not read here.
+         */
+        upstream: Upstream;
+        upstreamUrl?: string;
+      }
+  );
+
+export interface GatewayOptionsBase {
   /**
    * A token put into GraphiQL's default headers, so a newcomer's first query works. A function is
    * asked on every GraphiQL page load, with the page's request, so a renewed token reaches the
@@ -61,7 +79,10 @@ export interface GatewayOptions {
   graphqlEndpoint?: string;
   /** Upstream calls allowed per operation. Default DEFAULT_CALL_BUDGET (src/upstream/budget.ts). */
   callBudget?: number;
-  /** Limits of the pagination planner (maxFirst, concurrency, consistency buffer…). */
+  /**
+   * Limits of the pagination planner (maxFirst, concurrency, consistency buffer…). With
+   * `upstream` given, its own limits count.
+   */
   paging?: Partial<PagingLimits>;
   /** Deadline of one operation; its upstream calls are aborted after it. Default 15,000 ms. */
   operationDeadlineMs?: number;
@@ -200,10 +221,8 @@ export function maskGatewayError(error: unknown, message: string, isDev?: boolea
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
-  const transport = createUpstreamTransport(options.upstreamUrl, options.pool);
-  const resilience =
-    options.resilience === false ? undefined : createResilience(options.resilience);
-  const send = resilience ? createResilientSend(resilience, options.send) : options.send;
+  const upstream = options.upstream ?? createOwnUpstream(options);
+  const paging = upstream.paging;
   const metrics =
     options.metrics === false
       ? undefined
@@ -212,17 +231,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   const tracing = options.tracer
     ? createTracing({ tracer: options.tracer, graphqlEndpoint })
     : undefined;
-  transport.observer = combineObservers(metrics?.observer, tracing?.observer);
-  const createContext = createContextFactory({
-    transport,
-    callBudget: options.callBudget,
-    paging: options.paging,
-    operationDeadlineMs: options.operationDeadlineMs,
-    send,
-    forwardHeaders: options.forwardHeaders,
-  });
-  const health = options.health ?? createHealth({ upstreamUrl: options.upstreamUrl });
+  if (metrics) {
+    upstream.observe(metrics.observer);
+    const breaker = upstream.breaker;
+    if (breaker) metrics.breakerState = () => breaker.state;
+  }
+  if (tracing) upstream.observe(tracing.observer);
   const logger = options.logger;
+  if (logger) upstream.observe(breakerLog(logger, upstream.origin));
+  const createContext = upstream.createContext;
+  const health = options.health ?? createHealth({ upstream });
   const production = options.production ?? false;
   const graphiqlEnabled = options.graphiql ?? true;
 
@@ -273,7 +291,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         introspection: options.introspection,
         csrfPrevention: options.csrfPrevention,
         limits: options.queryLimits,
-        maxFirst: options.paging?.maxFirst,
+        maxFirst: paging.maxFirst,
       }),
       ...((options.federationSdl ?? options.introspection ?? true) ? [] : [noSubgraphSdlPlugin]),
       ...(options.persistedDocuments ? [persistedDocumentsPlugin(options.persistedDocuments)] : []),
@@ -282,21 +300,18 @@ export function createGateway(options: GatewayOptions): Gateway {
         : []),
       ...(options.jit === false ? [] : [jitPlugin(jit)]),
       // After jit: it wraps whichever executor runs, judging the variables' values first.
-      operationLimitsPlugin({ limits: options.queryLimits, maxFirst: options.paging?.maxFirst }),
+      operationLimitsPlugin({ limits: options.queryLimits, maxFirst: paging.maxFirst }),
       // Before Yoga's masking, which runs after every plugin given here.
       committedWritesPlugin(),
       finishSessionPlugin,
-      { onDispose: () => transport.close() },
+      // An upstream given by the caller is the caller's to close.
+      ...(options.upstream ? [] : [{ onDispose: () => upstream.close() }]),
       // After every plugin that adds a validation rule, where Yoga's own cache would be.
       validationCachePlugin(),
     ],
     // Yoga's parse cache stays; its validation cache is replaced (./validation-cache.ts).
     parserAndValidationCache: { validationCache: false },
   });
-  if (metrics && resilience) {
-    const breaker = resilience.breaker(transport.origin);
-    metrics.breakerState = () => breaker.state;
-  }
   settingsOf.set(yoga, {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     jit,
@@ -305,18 +320,30 @@ export function createGateway(options: GatewayOptions): Gateway {
   return yoga;
 }
 
-/** Metrics and traces both watch upstream attempts; either may be off. */
-function combineObservers(
-  metrics: AttemptObserver | undefined,
-  tracing: Required<AttemptObserver> | undefined,
-): AttemptObserver | undefined {
-  if (tracing === undefined) return metrics;
-  if (metrics === undefined) return tracing;
+/** The front door the gateway builds (and closes) when it was given none. */
+function createOwnUpstream(options: GatewayOptions): Upstream {
+  if (options.upstreamUrl === undefined) {
+    throw new TypeError('createGateway needs `upstreamUrl` or `upstream`');
+  }
+  return createUpstream({
+    url: options.upstreamUrl,
+    pool: options.pool,
+    resilience: options.resilience,
+    send: options.send,
+    callBudget: options.callBudget,
+    paging: options.paging,
+    operationDeadlineMs: options.operationDeadlineMs,
+    forwardHeaders: options.forwardHeaders,
+  });
+}
+
+/** The upstream's circuit breaker opening and closing, in the log: what an operator pages on. */
+function breakerLog(logger: Logger, origin: string): UpstreamObserver {
   return {
-    start: tracing.start,
-    end(request, status, error, context, started) {
-      metrics.end(request, status, error, context, started);
-      tracing.end(request, status, error, context, started);
+    breakerChange(state) {
+      logger.log(state === 'open' ? 'warn' : 'info', `upstream circuit breaker ${state}`, {
+        upstream: origin,
+      });
     },
   };
 }

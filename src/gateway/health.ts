@@ -3,15 +3,16 @@
  * - `GET /healthz` — the process is up and serving (200), always cheap, never calls upstream;
  * - `GET /readyz` — the upstream origin answers HTTP at all (200), else 503; 503 too while the
  *   gateway drains for shutdown, so a load balancer stops sending new work.
- * The readiness probe is an unauthenticated GET of `<upstream>/v2`: any HTTP status (a 401 is
- * expected) proves the origin is reachable, and no token ever rides on it.
+ * The readiness probe is the front door's (src/upstream/index.ts, `probe`): an unauthenticated
+ * GET of `<upstream>/v2` on the origin's one pool; any HTTP status (a 401 is expected) proves the
+ * origin is reachable, and no token ever rides on it.
  */
 import type { Plugin } from 'graphql-yoga';
-import { request } from 'undici';
+import type { Upstream } from '../upstream/index.ts';
 
 export interface HealthOptions {
-  /** Base URL of the v2 service (without /v2). */
-  upstreamUrl: string;
+  /** The upstream whose origin readiness probes. */
+  upstream: Pick<Upstream, 'probe'>;
   /** Probe timeout, ms. Default 1,000. */
   probeTimeoutMs?: number;
   /** A probe result is reused this long, so a storm of probes is one upstream call. Default 1,000. */
@@ -36,25 +37,10 @@ const jsonHeaders = () => ({
 export function createHealth(options: HealthOptions): Health {
   const timeoutMs = options.probeTimeoutMs ?? 1_000;
   const cacheMs = options.cacheMs ?? 1_000;
-  const probeUrl = `${options.upstreamUrl.replace(/\/+$/, '')}/v2`;
   let draining = false;
   let cached: { at: number; ok: Promise<boolean> } | undefined;
 
-  const probe = async (): Promise<boolean> => {
-    try {
-      const response = await request(probeUrl, {
-        method: 'GET',
-        headers: { accept: 'application/json' },
-        signal: AbortSignal.timeout(timeoutMs),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      await response.body.dump();
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const probe = (): Promise<boolean> => options.upstream.probe(timeoutMs);
 
   const ready = (): Promise<boolean> => {
     const now = Date.now();

@@ -17,17 +17,14 @@
  * - `outcome` is `ok` or the first error's `extensions.code` when it looks like a code
  *   (`[A-Z][A-Z0-9_]*`, at most 64 distinct), else `ERROR`; a client that went away before its
  *   answer is `CLIENT_CLOSED_REQUEST`, not an upstream failure;
- * - upstream routes are templates (src/upstream/route-template.ts), statuses are numbers or one
- *   of the client's failure reasons (`timeout`, `connect`, `reset`, `aborted` for a call the
- *   gateway cancelled, `client-closed` for one whose client went away, …).
+ * - upstream routes are templates (`/v2/orders/{id}`: src/upstream/observer.ts), statuses are
+ *   numbers or one of the client's failure reasons (`timeout`, `connect`, `reset`, `aborted` for
+ *   a call the gateway cancelled, `client-closed` for one whose client went away, …).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { AttemptContext, AttemptObserver, UpstreamRequest } from '../upstream/client.ts';
-import type { GatewayError } from '../upstream/errors.ts';
-import type { BreakerState } from '../upstream/resilience.ts';
-import { routeTemplate } from '../upstream/route-template.ts';
+import type { BreakerState, UpstreamAttempt, UpstreamObserver } from '../upstream/index.ts';
 import { requestedOperationName } from './logging.ts';
 
 export interface MetricsOptions {
@@ -43,8 +40,8 @@ export interface MetricsOptions {
 export interface Metrics {
   /** Collects per-request metrics and, unless `path` is false, answers `GET /metrics`. */
   readonly plugin: Plugin;
-  /** Counts upstream attempts (set on the upstream transport). */
-  readonly observer: AttemptObserver;
+  /** Counts upstream attempts (given to the upstream's front door, src/upstream/index.ts). */
+  readonly observer: UpstreamObserver;
   /** Where the circuit breaker's state is read at scrape time (createGateway sets it). */
   breakerState: (() => BreakerState) | undefined;
   /** The exposition text of every metric now. */
@@ -266,21 +263,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   };
 
-  const observer: AttemptObserver = {
-    end(
-      request: UpstreamRequest,
-      status: number,
-      error: GatewayError | undefined,
-      context: AttemptContext,
-    ) {
+  const observer: UpstreamObserver = {
+    attemptEnd(attempt: UpstreamAttempt) {
+      const { method, status } = attempt;
       const key: number | string =
-        status > 0 ? status : ((error as { reason?: string } | undefined)?.reason ?? 'error');
-      upstreamCalls.inc({
-        method: request.method,
-        route: routeTemplate(request.segments),
-        status: String(key),
-      });
-      if ((context.attempt ?? 0) > 0) retries.inc({ method: request.method });
+        status > 0
+          ? status
+          : ((attempt.error as { reason?: string } | undefined)?.reason ?? 'error');
+      upstreamCalls.inc({ method, route: attempt.route, status: String(key) });
+      if (attempt.retry > 0) retries.inc({ method });
       if (status === 429) rateLimited.inc();
     },
   };

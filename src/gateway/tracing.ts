@@ -6,7 +6,7 @@
  *
  * Plain Yoga hooks rather than Yoga's instrumentation API, so the node:http fast path
  * (src/gateway/fast-path.ts) stays on when tracing. Spans are parented explicitly (the request's
- * span rides on the session to the upstream client as AttemptContext.trace): no async context
+ * span rides on the session to each upstream attempt as UpstreamAttempt.trace): no async context
  * manager is installed, nothing is tracked across promises.
  *
  * An incoming `traceparent` is honoured: the gateway's span joins the caller's trace.
@@ -24,14 +24,15 @@ import {
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { Plugin } from 'graphql-yoga';
-import type { AttemptContext, AttemptObserver, UpstreamRequest } from '../upstream/client.ts';
-import type { GatewayError } from '../upstream/errors.ts';
-import { routeTemplate } from '../upstream/route-template.ts';
+import type { UpstreamAttempt, UpstreamObserver } from '../upstream/index.ts';
 
 export interface Tracing {
   readonly plugin: Plugin;
-  /** Starts and ends the upstream attempt spans; adds the trace context to their headers. */
-  readonly observer: Required<AttemptObserver>;
+  /**
+   * Starts and ends the upstream attempt spans; adds the trace context to their headers (given
+   * to the upstream's front door, src/upstream/index.ts).
+   */
+  readonly observer: UpstreamObserver;
   /** The request's span, for the session (createContext's `trace`). */
   spanOf(request: Request): Span | undefined;
   /** The trace id of the request, for its log line. */
@@ -123,22 +124,19 @@ export function createTracing(options: { tracer: Tracer; graphqlEndpoint: string
     },
   };
 
-  const observer: Required<AttemptObserver> = {
-    start(request: UpstreamRequest, headers: Record<string, string>, context: AttemptContext) {
-      const parentSpan = context.trace as Span | undefined;
+  const observer: UpstreamObserver = {
+    attemptStart(attempt: UpstreamAttempt, headers: Record<string, string>) {
+      const parentSpan = attempt.trace as Span | undefined;
       if (parentSpan === undefined) return undefined;
-      const template = routeTemplate(request.segments);
       const parent: Context = trace.setSpan(ROOT_CONTEXT, parentSpan);
       const span = tracer.startSpan(
-        `${request.method} ${template}`,
+        `${attempt.method} ${attempt.route}`,
         {
           kind: SpanKind.CLIENT,
           attributes: {
-            'http.request.method': request.method,
-            'url.template': template,
-            ...((context.attempt ?? 0) > 0
-              ? { 'http.request.resend_count': context.attempt as number }
-              : {}),
+            'http.request.method': attempt.method,
+            'url.template': attempt.route,
+            ...(attempt.retry > 0 ? { 'http.request.resend_count': attempt.retry } : {}),
           },
         },
         parent,
@@ -146,15 +144,10 @@ export function createTracing(options: { tracer: Tracer; graphqlEndpoint: string
       propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, setter);
       return span;
     },
-    end(
-      _request: UpstreamRequest,
-      status: number,
-      error: GatewayError | undefined,
-      _context: AttemptContext,
-      started: unknown,
-    ) {
+    attemptEnd(attempt: UpstreamAttempt, started: unknown) {
       const span = started as Span | undefined;
       if (span === undefined) return;
+      const { status, error } = attempt;
       if (status > 0) span.setAttribute('http.response.status_code', status);
       if (status === 0 || status >= 400) {
         const reason = (error as { reason?: string } | undefined)?.reason;

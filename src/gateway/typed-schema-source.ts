@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import { buildTypedSchema, type MappedApi } from '../schema/typed/build-typed-schema.ts';
-import type { DefinitionReader } from '../upstream/custom-api-definitions.ts';
+import type { DefinitionReader } from '../upstream/index.ts';
 import type { Logger } from './logging.ts';
 
 /** Where createGateway gets the schema of each request. */
@@ -37,7 +37,7 @@ export interface TypedSchemaSource extends SchemaSource {
   start(): Promise<void>;
   /** The Custom APIs the current schema types. */
   mapped(): readonly MappedApi[];
-  /** Stops refreshing and closes the reader's connection. */
+  /** Stops refreshing and waits for a refresh under way (the pool is the front door's). */
   close(): Promise<void>;
 }
 
@@ -105,7 +105,6 @@ export function createTypedSchemaSource(options: TypedSchemaSourceOptions): Type
       closed = true;
       if (timer !== undefined) clearInterval(timer);
       await running;
-      await options.reader.close();
     },
   };
 }

@@ -1,14 +1,13 @@
 /**
  * Reads the store's Custom APIs and their field definitions, for the typed schema
  * (src/schema/typed/). It uses a credential of the gateway's own (SCHEMA_CLIENT_ID /
- * SCHEMA_CLIENT_SECRET, client_credentials), never a caller's token: the schema is the same for
- * every caller of the store, and is built between requests, not inside one. The token and the
- * secret go only to the configured upstream origin and never into a message.
+ * SCHEMA_CLIENT_SECRET, client_credentials: ./oauth.ts), never a caller's token: the schema is
+ * the same for every caller of the store, and is built between requests, not inside one. Its
+ * calls go on the origin's one pool (./transport.ts), on the lane of calls outside operations.
  */
 import { createCallBudget } from './budget.ts';
 import {
   createUpstreamClient,
-  createUpstreamTransport,
   expectList,
   isJsonObject,
   type JsonObject,
@@ -16,6 +15,8 @@ import {
   type UpstreamClient,
 } from './client.ts';
 import { UnauthenticatedError, UpstreamUnavailableError } from './errors.ts';
+import type { TokenSource } from './oauth.ts';
+import type { UpstreamTransport } from './transport.ts';
 
 export type FieldType = 'string' | 'integer' | 'float' | 'boolean';
 
@@ -54,19 +55,19 @@ export interface SchemaCredentials {
 }
 
 export interface DefinitionReaderOptions {
-  /** Base URL of the v2 service (the same origin callers' requests go to). */
-  upstreamUrl: string;
-  credentials: SchemaCredentials;
+  /** The origin's one transport (the same pool callers' requests go on). */
+  transport: UpstreamTransport;
+  /** The gateway's own token for the store (./oauth.ts, from the schema credential). */
+  tokens: TokenSource;
   /** Deadline of one whole read. Default 30,000 ms. */
   timeoutMs?: number;
-  /** The attempt function (tests; resilience). Default: one plain HTTP attempt. */
+  /** The attempt function (tests). Default: one plain HTTP attempt. */
   send?: SendAttempt;
 }
 
 export interface DefinitionReader {
   /** Every Custom API of the credential's store with its fields, ordered by api_type. */
   read(): Promise<CustomApiDefinition[]>;
-  close(): Promise<void>;
 }
 
 /** Most Custom APIs (and fields per Custom API) read: the v2 offset limit. */
@@ -110,43 +111,7 @@ export function toFieldDefinition(row: JsonObject): FieldDefinition {
 }
 
 export function createDefinitionReader(options: DefinitionReaderOptions): DefinitionReader {
-  const transport = createUpstreamTransport(options.upstreamUrl, { connections: 1 });
-  let token: { value: string; renewAt: number } | undefined;
-
-  const obtainToken = async (signal: AbortSignal): Promise<string> => {
-    if (token !== undefined && Date.now() < token.renewAt) return token.value;
-    // Through the upstream's own pool: the secret can only ever reach the configured origin.
-    const response = await transport.pool.request({
-      path: `${transport.basePath}/oauth/access_token`,
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: options.credentials.clientId,
-        client_secret: options.credentials.clientSecret,
-      }).toString(),
-      signal,
-    });
-    const text = await response.body.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    const accessToken = isJsonObject(body) ? body.access_token : undefined;
-    if (response.statusCode !== 200 || typeof accessToken !== 'string') {
-      // The status only: the body may echo what was sent.
-      throw new UnauthenticatedError(
-        `The schema credential (client "${options.credentials.clientId}") was refused: status ${response.statusCode}`,
-      );
-    }
-    const expiresIn =
-      isJsonObject(body) && typeof body.expires_in === 'number' ? body.expires_in : 3600;
-    // Renewed a minute early, so a read never starts with a token about to expire.
-    token = { value: accessToken, renewAt: Date.now() + Math.max(0, expiresIn - 60) * 1000 };
-    return accessToken;
-  };
+  const { transport, tokens } = options;
 
   const listAll = async (client: UpstreamClient, segments: readonly string[]) => {
     const rows: JsonObject[] = [];
@@ -171,7 +136,7 @@ export function createDefinitionReader(options: DefinitionReaderOptions): Defini
   const readOnce = async (signal: AbortSignal): Promise<CustomApiDefinition[]> => {
     const client = createUpstreamClient({
       transport,
-      authorization: `Bearer ${await obtainToken(signal)}`,
+      authorization: `Bearer ${await tokens.get(signal)}`,
       requestId: `schema-refresh-${Date.now()}`,
       budget: createCallBudget(100_000),
       signal,
@@ -208,11 +173,10 @@ export function createDefinitionReader(options: DefinitionReaderOptions): Defini
         return await readOnce(signal);
       } catch (error) {
         // A token revoked or expired early: one fresh token, one more try.
-        if (!(error instanceof UnauthenticatedError) || token === undefined) throw error;
-        token = undefined;
+        if (!(error instanceof UnauthenticatedError) || !tokens.held) throw error;
+        tokens.forget();
         return readOnce(signal);
       }
     },
-    close: () => transport.close(),
   };
 }

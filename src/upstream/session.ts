@@ -17,7 +17,6 @@ import {
   type UpstreamClient,
   type UpstreamRequest,
   type UpstreamResponse,
-  type UpstreamTransport,
 } from './client.ts';
 import {
   ClientClosedRequestError,
@@ -26,6 +25,7 @@ import {
 } from './errors.ts';
 import { DEFAULT_FORWARDED_HEADERS, readForwardedHeaders } from './forwarded-headers.ts';
 import type { PagingLimits } from './paging.ts';
+import type { UpstreamTransport } from './transport.ts';
 
 /** The most ids one `in(id,…)` call asks for: the upstream's maximum page length. */
 export const ID_BATCH_SIZE = 100;

@@ -1,8 +1,9 @@
 /**
  * The floors hold by construction, read from the sources: the embedded commerce service
  * (`npm run service`, `npm run seed`) imports nothing from the rest of src/ and no GraphQL
- * package, so it runs, and can be moved out, without the gateway; and every runtime dependency
- * is imported by the code that ships. The walker (test/support/import-graph.ts) is checked
+ * package, so it runs, and can be moved out, without the gateway; the gateway reaches into
+ * src/upstream/ only through its front door (index.ts) and the error family (errors.ts); and
+ * every runtime dependency is imported by the code that ships. The walker (test/support/import-graph.ts) is checked
  * first on every import form it must see.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -120,6 +121,38 @@ describe('the library entry stands apart from the embedded service', () => {
     expect(graph.unresolved).toEqual([]);
     // …while the subpath entry does.
     expect(walkImportGraph(['src/service.ts']).files).toContain(`${SERVICE}app.ts`);
+  });
+});
+
+describe('the gateway reaches the upstream only through its front door', () => {
+  const GATEWAY = 'src/gateway/';
+  const UPSTREAM = 'src/upstream/';
+  /** src/upstream/index.ts (the front door) and errors.ts (the error family every floor throws). */
+  const DOORS = new Set([`${UPSTREAM}index.ts`, `${UPSTREAM}errors.ts`]);
+  const graph = walkImportGraph(
+    readdirSync(GATEWAY, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => `${GATEWAY}${name}`),
+  );
+
+  it('imports from src/upstream/ nothing but index.ts and errors.ts', () => {
+    const past = graph.edges
+      .filter(
+        (edge) =>
+          edge.from.startsWith(GATEWAY) &&
+          edge.file?.startsWith(UPSTREAM) === true &&
+          !DOORS.has(edge.file),
+      )
+      .map((edge) => `${edge.from} → ${edge.file}`);
+    expect(past).toEqual([]);
+  });
+
+  it('sees the gateway import the front door (the walk reads the folder)', () => {
+    expect(graph.edges).toContainEqual({
+      from: `${GATEWAY}create-gateway.ts`,
+      specifier: '../upstream/index.ts',
+      file: `${UPSTREAM}index.ts`,
+    });
   });
 });
 

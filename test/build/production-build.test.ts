@@ -375,7 +375,7 @@ function graphqlVersionsToTry(range: string): { lowest: string; newest: string }
 // In the consumer: the library with the subpath's service, a typed Custom API schema, queries,
 // and three of armor's refusals (one while parsing, two while validating).
 const CONSUMER_SERVE = `import { readFileSync } from 'node:fs';
-import { createDefinitionReader, createGateway, createTypedSchemaSource, schema } from 'commerce-gateway';
+import { createGateway, createTypedSchemaSource, createUpstream, schema } from 'commerce-gateway';
 import { createCommerceService, DEFAULT_CLIENTS } from 'commerce-gateway/service';
 const [demo] = DEFAULT_CLIENTS;
 const service = await createCommerceService({
@@ -384,9 +384,10 @@ const service = await createCommerceService({
 await service.listen({ port: 0, host: '127.0.0.1' });
 const upstreamUrl = 'http://127.0.0.1:' + service.server.address().port;
 const credentials = { clientId: demo.id, clientSecret: demo.secret };
-const source = createTypedSchemaSource({ base: schema, reader: createDefinitionReader({ upstreamUrl, credentials }) });
+const upstream = createUpstream({ url: upstreamUrl });
+const source = createTypedSchemaSource({ base: schema, reader: upstream.definitions(credentials) });
 await source.start();
-const gateway = createGateway({ upstreamUrl, schemaSource: source, graphiql: false, logger: false });
+const gateway = createGateway({ upstream, schemaSource: source, graphiql: false, logger: false });
 const grant = await fetch(upstreamUrl + '/oauth/access_token', {
   method: 'POST',
   body: new URLSearchParams({ grant_type: 'client_credentials', client_id: demo.id, client_secret: demo.secret }),
@@ -413,6 +414,7 @@ console.log(JSON.stringify({
 }));
 await gateway.dispose();
 await source.close();
+await upstream.close();
 await service.close();
 `;
 

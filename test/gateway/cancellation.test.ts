@@ -8,7 +8,7 @@
  */
 import { execute, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContextFactory, createUpstreamTransport, schema } from '../../src/index.ts';
+import { createUpstream, schema } from '../../src/index.ts';
 import { createFaultUpstream, type FaultUpstream } from '../support/fault-upstream.ts';
 import { type Stack, startStack } from '../support/harness.ts';
 import { createCustomApi } from './fixtures.ts';
@@ -47,15 +47,14 @@ afterAll(async () => {
 });
 
 function run(signal: ForeignAbortSignal, operationDeadlineMs = 15_000) {
-  const transport = createUpstreamTransport(fault.url);
-  const createContext = createContextFactory({ transport, operationDeadlineMs });
+  const upstream = createUpstream({ url: fault.url, operationDeadlineMs, resilience: false });
   const headers = new Headers({ authorization: `Bearer ${token}` });
-  const contextValue = createContext({ headers, signal });
+  const contextValue = upstream.createContext({ headers, signal });
   const started = Date.now();
   const result = Promise.resolve(execute({ schema, document: QUERY, contextValue }));
   return {
     started,
-    result: result.finally(() => transport.close()),
+    result: result.finally(() => upstream.close()),
   };
 }
 

@@ -5,15 +5,11 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildPath,
-  createUpstreamTransport,
-  parseRetryAfter,
-  sendUpstreamAttempt,
-  type UpstreamTransport,
-} from '../../src/upstream/client.ts';
+import { parseRetryAfter } from '../../src/upstream/answers.ts';
+import { buildPath, sendUpstreamAttempt } from '../../src/upstream/client.ts';
 import { UpstreamUnavailableError } from '../../src/upstream/errors.ts';
 import { readAuthorization } from '../../src/upstream/session.ts';
+import { createUpstreamTransport, type UpstreamTransport } from '../../src/upstream/transport.ts';
 
 describe('buildPath', () => {
   it('percent-encodes every segment and the query', () => {

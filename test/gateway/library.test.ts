@@ -1,7 +1,7 @@
-/** Library use: the exported schema executed in process with the exported context factory. */
+/** Library use: the exported schema executed in process with a context of the exported front door. */
 import { execute, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContextFactory, createUpstreamTransport, schema } from '../../src/index.ts';
+import { createUpstream, schema } from '../../src/index.ts';
 import { type Stack, startStack } from '../support/harness.ts';
 import { createCustomApi } from './fixtures.ts';
 
@@ -14,10 +14,9 @@ afterAll(() => stack?.close());
 
 describe('the exported schema', () => {
   it('executes in process with a context built from a request', async () => {
-    const transport = createUpstreamTransport(stack.serviceUrl);
-    const createContext = createContextFactory({ transport });
+    const upstream = createUpstream({ url: stack.serviceUrl });
     const token = await stack.token();
-    const contextValue = createContext(
+    const contextValue = upstream.createContext(
       new Request('http://in-process/graphql', { headers: { authorization: `Bearer ${token}` } }),
     );
     const result = await execute({
@@ -27,6 +26,6 @@ describe('the exported schema', () => {
     });
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({ customApis: { totalCount: 1, nodes: [{ name: 'Library' }] } });
-    await transport.close();
+    await upstream.close();
   });
 });

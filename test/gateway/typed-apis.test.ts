@@ -400,19 +400,18 @@ describe('typed Custom APIs', () => {
     // Deleting the store's access is not possible here; an unreachable read is: close the
     // reader's pool by pointing a second source at a dead port instead.
     const { createTypedSchemaSource } = await import('../../src/gateway/typed-schema-source.ts');
-    const { createDefinitionReader } = await import('../../src/upstream/custom-api-definitions.ts');
+    const { createUpstream } = await import('../../src/upstream/index.ts');
     const failing: typeof logs = [];
+    const upstream = createUpstream({ url: stack.serviceUrl });
     const broken = createTypedSchemaSource({
       base: before,
-      reader: createDefinitionReader({
-        upstreamUrl: stack.serviceUrl,
-        credentials: { clientId: 'demo', clientSecret: 'not-the-secret' },
-      }),
+      reader: upstream.definitions({ clientId: 'demo', clientSecret: 'not-the-secret' }),
       logger: { log: (_l, msg, fields) => failing.push({ msg, ...(fields ? { fields } : {}) }) },
     });
     expect(await broken.refresh()).toBe(false);
     expect(broken.current()).toBe(before);
     await broken.close();
+    await upstream.close();
     expect(failing).toHaveLength(1);
     expect(failing[0]?.msg).toBe('typed schema: refresh failed; keeping the last good schema');
     expect(String(failing[0]?.fields?.error)).toMatch(/refused: status 401/);

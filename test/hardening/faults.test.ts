@@ -344,9 +344,16 @@ describe('circuit breaker', () => {
     expect(ok.body.data.customApiEntries.totalCount).toBe(1);
   });
 
+  /** The breaker's state changes the log told, in order (`upstream circuit breaker <state>`). */
+  const breakerLines = () =>
+    breakerStack.logs
+      .filter((line) => String(line.msg).startsWith('upstream circuit breaker '))
+      .map((line) => `${line.level} ${String(line.msg).slice('upstream circuit breaker '.length)}`);
+
   it('opens on 5xx, fails fast without calling the upstream, probes and recovers', async () => {
     const proxy = breakerStack.fault as FaultUpstream;
     proxy.clear();
+    expect(breakerLines()).toEqual([]);
     proxy.add({ method: 'GET', then: { kind: 'status', status: 503 } });
     // Three calls, each failing all three attempts: every call of the window failed.
     for (let i = 0; i < 3; i++) {
@@ -364,6 +371,8 @@ describe('circuit breaker', () => {
     }
     expect(proxy.requests.length).toBe(sent);
     expect((Date.now() - started) / 20).toBeLessThan(150);
+    // The operator hears of it once, as a warning.
+    expect(breakerLines()).toEqual(['warn open']);
     // The readiness endpoint stays honest: the origin still answers HTTP.
     expect((await fetch(`${breakerStack.gatewayBase}/healthz`)).status).toBe(200);
 
@@ -375,6 +384,7 @@ describe('circuit breaker', () => {
     const after = proxy.requests.length;
     for (let i = 0; i < 5; i++) expect((await list()).body.data).toBeTruthy();
     expect(proxy.requests.length - after).toBe(5);
+    expect(breakerLines()).toEqual(['warn open', 'info half-open', 'info closed']);
   });
 
   it('re-opens when the half-open probe fails', async () => {

@@ -39,6 +39,41 @@ describe('health endpoints', () => {
     for (const probe of probes) expect(probe.authorization).toBeUndefined();
   });
 
+  it("/readyz answers 200 while the gateway's calls hold every connection of the pool", async () => {
+    // Two connections, both held by calls the upstream never answers: the probe still gets
+    // through (the pool keeps a connection for it), so readiness says whether the origin answers,
+    // not whether the gateway is busy.
+    const busy = await startHardeningStack({
+      gateway: {
+        pool: { connections: 2 },
+        resilience: { attemptTimeoutMs: 20_000, maxAttempts: 1 },
+      },
+    });
+    const cancel = new AbortController();
+    try {
+      const token = await busy.token();
+      const { customApiId: held } = await createEntries(busy, token, 'held', 1);
+      const fault = busy.fault as NonNullable<typeof busy.fault>;
+      fault.add({ method: 'GET', path: /\/entries$/, then: { kind: 'hang' } });
+      const query = `{ customApiEntries(customApiId: "${held}", first: 1) { totalCount } }`;
+      const hanging = [1, 2].map(() =>
+        busy.graphql(query, {}, { token, signal: cancel.signal }).catch(() => undefined),
+      );
+      for (let i = 0; i < 200 && fault.count('GET', /\/entries$/) < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(fault.count('GET', /\/entries$/)).toBe(2);
+      const ready = await fetch(`${busy.gatewayBase}/readyz`);
+      expect(await ready.json()).toEqual({ status: 'ready', upstream: true });
+      expect(ready.status).toBe(200);
+      cancel.abort();
+      await Promise.all(hanging);
+    } finally {
+      cancel.abort();
+      await busy.close();
+    }
+  });
+
   it('/readyz is 503 when the upstream cannot be reached', async () => {
     const gateway = createGateway({ upstreamUrl: await closedPortUrl(), logger: false });
     const server = createServer(gateway);

@@ -1,23 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { createCircuitBreaker, DEFAULT_BREAKER_OPTIONS } from '../../src/upstream/breaker.ts';
 import { type CallLane, createCallLane, createCallSlots } from '../../src/upstream/call-slots.ts';
-import {
-  createUpstreamTransport,
-  sendUpstreamAttempt,
-  type UpstreamTransport,
-} from '../../src/upstream/client.ts';
+import { sendUpstreamAttempt } from '../../src/upstream/client.ts';
 import {
   NotFoundError,
   RateLimitedError,
   UnauthenticatedError,
   UpstreamUnavailableError,
 } from '../../src/upstream/errors.ts';
-import {
-  createCircuitBreaker,
-  createResilience,
-  createResilientSend,
-  DEFAULT_BREAKER_OPTIONS,
-} from '../../src/upstream/resilience.ts';
+import { createResilience, createResilientSend } from '../../src/upstream/resilience.ts';
+import { createUpstreamTransport, type UpstreamTransport } from '../../src/upstream/transport.ts';
 import {
   closedPortUrl,
   createFaultUpstream,

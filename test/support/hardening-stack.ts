@@ -10,7 +10,7 @@ import type { ClientCredentials } from '../../src/config.ts';
 import { createGateway, type GatewayOptions } from '../../src/gateway/create-gateway.ts';
 import { createRequestListener } from '../../src/gateway/fast-path.ts';
 import { createLogger } from '../../src/gateway/logging.ts';
-import { fetchClientToken } from '../../src/oauth-client.ts';
+import { fetchClientToken } from '../../src/upstream/oauth.ts';
 import { createFaultUpstream, type FaultUpstream } from './fault-upstream.ts';
 
 export interface HardeningStack {

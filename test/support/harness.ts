@@ -16,10 +16,7 @@ import {
   type TypedSchemaSource,
 } from '../../src/gateway/typed-schema-source.ts';
 import { schema as baseSchema } from '../../src/schema/index.ts';
-import {
-  createDefinitionReader,
-  type SchemaCredentials,
-} from '../../src/upstream/custom-api-definitions.ts';
+import { createUpstream, type SchemaCredentials } from '../../src/upstream/index.ts';
 
 export interface UpstreamRequestRecord {
   method: string;
@@ -104,18 +101,20 @@ export async function startStack(options: StartStackOptions = {}): Promise<Stack
   const serviceUrl = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;
 
   const firstCredentials = clients[0] ?? DEMO_CLIENT;
-  const schemaSource = options.typed
+  // The typed schema's reader has a front door (and pool) of its own here, so the gateway's own
+  // options stay the test's (`npm start` shares one: test/gateway/one-pool.test.ts).
+  const readerUpstream = options.typed ? createUpstream({ url: serviceUrl }) : undefined;
+  const schemaSource = readerUpstream
     ? createTypedSchemaSource({
         base: baseSchema,
-        reader: createDefinitionReader({
-          upstreamUrl: serviceUrl,
-          credentials: options.typed.credentials ?? {
+        reader: readerUpstream.definitions(
+          options.typed?.credentials ?? {
             clientId: firstCredentials.id,
             clientSecret: firstCredentials.secret,
           },
-        }),
-        refreshMs: options.typed.refreshMs,
-        logger: options.typed.logger,
+        ),
+        refreshMs: options.typed?.refreshMs,
+        logger: options.typed?.logger,
       })
     : undefined;
   await schemaSource?.start();
@@ -195,6 +194,7 @@ export async function startStack(options: StartStackOptions = {}): Promise<Stack
       });
       await gateway.dispose();
       await schemaSource?.close();
+      await readerUpstream?.close();
       await service.close();
     },
   };
