@@ -310,7 +310,8 @@ describe('cancellation', () => {
 describe('circuit breaker', () => {
   let breakerStack: HardeningStack;
   let apiId: string;
-  const COOLDOWN = 600;
+  // Long enough that the 20 fail-fast calls below all fall inside it on a loaded CI machine.
+  const COOLDOWN = 2_500;
 
   beforeAll(async () => {
     breakerStack = await startHardeningStack({
