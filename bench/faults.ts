@@ -72,14 +72,14 @@ async function runUpstream(): Promise<void> {
       proxy.add({
         method: 'GET',
         path: /^\/v2\/settings/,
-        then: fail,
+        otherwise: fail,
         rate: 0.25,
         transient: true,
       });
     },
     independent: () => {
       proxy.clear();
-      proxy.add({ method: 'GET', path: /^\/v2\/settings/, then: fail, rate: 0.2 });
+      proxy.add({ method: 'GET', path: /^\/v2\/settings/, otherwise: fail, rate: 0.2 });
     },
   };
   createInterface({ input: process.stdin }).on('line', (line) => {

@@ -161,7 +161,7 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
     transport.slots.release(lane);
   }
   const { status, headers: responseHeaders, text } = answer;
-  const etag = headerValue(responseHeaders['etag']);
+  const etag = headerValue(responseHeaders.etag);
   if (attempt !== undefined) attempt.status = status;
   if (status >= 200 && status < 300) {
     if (attempt !== undefined) watch?.end(attempt, started);

@@ -5,7 +5,7 @@ import {
   createCircuitBreaker,
   DEFAULT_BREAKER_OPTIONS,
 } from './breaker.ts';
-import { type AttemptContext, type SendAttempt, sendUpstreamAttempt } from './client.ts';
+import { type SendAttempt, sendUpstreamAttempt } from './client.ts';
 import {
   ClientClosedRequestError,
   type GatewayError,

@@ -90,7 +90,7 @@ describe('a request signal that is not a native AbortSignal', () => {
 
   it('cancels the upstream call when it aborts (the client went away)', async () => {
     fault.clear();
-    fault.add({ path: /custom-apis$/, then: { kind: 'hang' } });
+    fault.add({ path: /custom-apis$/, otherwise: { kind: 'hang' } });
     const before = callsToCustomApis().length;
     const signal = new ForeignAbortSignal();
     const { result } = run(signal);
@@ -121,7 +121,7 @@ describe('a request signal that is not a native AbortSignal', () => {
 
   it('leaves the operation deadline in force', async () => {
     fault.clear();
-    fault.add({ path: /custom-apis$/, then: { kind: 'hang' } });
+    fault.add({ path: /custom-apis$/, otherwise: { kind: 'hang' } });
     const { started, result } = run(new ForeignAbortSignal(), 400);
     const { errors } = await result;
     expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');

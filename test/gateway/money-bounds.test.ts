@@ -190,7 +190,7 @@ describe('a write that happened is never answered as failed', () => {
     const remove = fault.add({
       method: 'POST',
       path: /\/checkout$/,
-      then: { kind: 'rewrite', body: () => '{"data":{"type":"order"}}' },
+      otherwise: { kind: 'rewrite', body: () => '{"data":{"type":"order"}}' },
     });
     const { status, body } = await checkout(cartId);
     remove();
@@ -208,7 +208,7 @@ describe('a write that happened is never answered as failed', () => {
     const remove = fault.add({
       method: 'POST',
       path: /\/checkout$/,
-      then: {
+      otherwise: {
         kind: 'rewrite',
         body: (text) => {
           const doc = JSON.parse(text);

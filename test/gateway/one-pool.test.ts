@@ -101,7 +101,8 @@ describe('one Pool per upstream origin', () => {
     const byDispatcher: Record<string, string[]> = {};
     for (const one of toOrigin) {
       const call = `${one.method} ${one.path.replace(/\/v2\/.*/, '/v2/…')}`;
-      const calls = (byDispatcher[one.dispatcher] ??= []);
+      const calls = byDispatcher[one.dispatcher] ?? [];
+      byDispatcher[one.dispatcher] = calls;
       if (!calls.includes(call)) calls.push(call);
     }
     expect(Object.keys(byDispatcher), JSON.stringify(byDispatcher)).toHaveLength(1);

@@ -53,7 +53,7 @@ let entriesCursor: string;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 /** Every path the gateway may ever call: known v2 routes with ids as single clean segments. */
 const ALLOWED_PATHS = [
-  new RegExp('^/v2$'),
+  /^\/v2$/,
   new RegExp(`^/v2/settings/extensions/custom-apis(/${UUID}(/entries(/${UUID})?)?)?$`),
   new RegExp(`^/v2/(orders|files|accounts)(/${UUID})?$`),
   new RegExp(`^/v2/carts/${UUID}(/items(/${UUID}(/custom-discounts(/${UUID})?)?)?)?$`),
@@ -209,7 +209,7 @@ function buildCases(): Case[] {
     `{"a":${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}}`,
     '\u0000\u0001\u0002',
     'query { orders { totalCount } }',
-    '{"query": "' + 'x'.repeat(50_000) + '"}',
+    `{"query": "${'x'.repeat(50_000)}"}`,
   ];
   bodies.forEach((body, i) => {
     add({ name: `malformed body #${i}: ${JSON.stringify(body.slice(0, 40))}`, request: { body } });
@@ -337,9 +337,9 @@ function buildCases(): Case[] {
     '\u0000{ customApis(first: 1) { totalCount } }',
     '{ customApis(first: 1) { totalCount } } \u0007',
   ];
-  documents.forEach((doc, i) =>
-    add({ name: `document #${i}: ${JSON.stringify(doc.slice(0, 50))}`, request: gql(doc) }),
-  );
+  for (const [i, doc] of documents.entries()) {
+    add({ name: `document #${i}: ${JSON.stringify(doc.slice(0, 50))}`, request: gql(doc) });
+  }
 
   // --- 5. Unknown or ambiguous operations --------------------------------------------------
   const two =
@@ -631,12 +631,12 @@ function buildCases(): Case[] {
     { nope: { eq: 'x' } },
     { id: { like: '*' } },
   ];
-  filters.forEach((f, i) =>
+  for (const [i, f] of filters.entries()) {
     add({
       name: `filter #${i}: ${JSON.stringify(f).slice(0, 60)}`,
       request: gql(filterQuery, { c: customApiId, f }),
-    }),
-  );
+    });
+  }
 
   // --- 10. Authorization headers ---------------------------------------------------------
   const list = { query: '{ customApis(first: 1) { totalCount } }' };

@@ -55,7 +55,7 @@ for (const fastPath of [false, true]) {
 
     it('is logged and counted as CLIENT_CLOSED_REQUEST, and the breaker never hears of it', async () => {
       fault.clear();
-      fault.add({ method: 'GET', path: /\/entries$/, then: { kind: 'hang' } });
+      fault.add({ method: 'GET', path: /\/entries$/, otherwise: { kind: 'hang' } });
       const requestIds: string[] = [];
       for (let i = 0; i < DISCONNECTS; i++) {
         const requestId = `gone-${fastPath}-${i}`;

@@ -94,7 +94,7 @@ describe('20% of upstream GETs failing, 32 clients at once, default breaker', ()
   // outweigh as half the window lasts (resilience.test.ts).
   it('a real outage still opens the breaker, and a probe closes it when the upstream is back', async () => {
     fault.clear();
-    fault.add({ method: 'GET', path: SETTINGS, then: { kind: 'status', status: 503 } });
+    fault.add({ method: 'GET', path: SETTINGS, otherwise: { kind: 'status', status: 503 } });
     const { failed, gets } = await load('outage');
     fault.clear();
     expect(failed).toHaveLength(QUERIES);
@@ -116,7 +116,7 @@ describe('20% of upstream GETs failing, 32 clients at once, default breaker', ()
     fault.add({
       method: 'GET',
       path: SETTINGS,
-      then: { kind: 'status', status: 503 },
+      otherwise: { kind: 'status', status: 503 },
       rate: 0.25,
       transient: true,
     });
@@ -130,7 +130,12 @@ describe('20% of upstream GETs failing, 32 clients at once, default breaker', ()
 
   it('independent faults (every attempt draws again): only calls that fail all 3 attempts fail, at least 99% succeed', async () => {
     fault.clear();
-    fault.add({ method: 'GET', path: SETTINGS, then: { kind: 'status', status: 503 }, rate: 0.2 });
+    fault.add({
+      method: 'GET',
+      path: SETTINGS,
+      otherwise: { kind: 'status', status: 503 },
+      rate: 0.2,
+    });
     const { failed, gets, failedGets } = await load('independent');
     fault.clear();
     expect(failedGets / gets).toBeGreaterThan(0.15);

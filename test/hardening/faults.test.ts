@@ -116,7 +116,7 @@ describe('retries of GETs', () => {
   });
 
   it('gives up after 3 attempts of 503 with UPSTREAM_UNAVAILABLE', async () => {
-    await withFault({ then: { kind: 'status', status: 503 } }, async () => {
+    await withFault({ otherwise: { kind: 'status', status: 503 } }, async () => {
       const result = await queryFaulty();
       expect(result.response.status).toBeLessThan(500);
       expect(result.code).toBe('UPSTREAM_UNAVAILABLE');
@@ -126,7 +126,7 @@ describe('retries of GETs', () => {
   });
 
   it('does not retry a 500', async () => {
-    await withFault({ then: { kind: 'status', status: 500 } }, async () => {
+    await withFault({ otherwise: { kind: 'status', status: 500 } }, async () => {
       const result = await queryFaulty();
       expect(result.code).toBe('UPSTREAM_UNAVAILABLE');
       expect(result.calls).toBe(1);
@@ -155,7 +155,7 @@ describe('retries of GETs', () => {
 
   it('answers RATE_LIMITED at once when Retry-After is beyond the cap', async () => {
     await withFault(
-      { then: { kind: 'status', status: 429, headers: { 'retry-after': '120' } } },
+      { otherwise: { kind: 'status', status: 429, headers: { 'retry-after': '120' } } },
       async () => {
         const result = await queryFaulty();
         expect(result.code).toBe('RATE_LIMITED');
@@ -166,7 +166,7 @@ describe('retries of GETs', () => {
   });
 
   it('backs off with jitter on a 429 without Retry-After, then RATE_LIMITED', async () => {
-    await withFault({ then: { kind: 'status', status: 429 } }, async () => {
+    await withFault({ otherwise: { kind: 'status', status: 429 } }, async () => {
       const result = await queryFaulty();
       expect(result.code).toBe('RATE_LIMITED');
       expect(result.calls).toBe(3);
@@ -176,7 +176,7 @@ describe('retries of GETs', () => {
 
 describe('slow and broken upstreams', () => {
   it('cuts a hanging upstream within the deadline', async () => {
-    await withFault({ then: { kind: 'hang' } }, async () => {
+    await withFault({ otherwise: { kind: 'hang' } }, async () => {
       const result = await queryFaulty();
       expect(result.code).toBe('UPSTREAM_UNAVAILABLE');
       expect(result.ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
@@ -187,7 +187,7 @@ describe('slow and broken upstreams', () => {
   });
 
   it('cuts an upstream that drips its body byte by byte', async () => {
-    await withFault({ then: { kind: 'drip', intervalMs: 50, bytesPerTick: 1 } }, async () => {
+    await withFault({ otherwise: { kind: 'drip', intervalMs: 50, bytesPerTick: 1 } }, async () => {
       const result = await queryFaulty();
       expect(result.code).toBe('UPSTREAM_UNAVAILABLE');
       expect(result.ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
@@ -195,7 +195,7 @@ describe('slow and broken upstreams', () => {
   });
 
   it('turns a non-JSON 200 into UPSTREAM_UNAVAILABLE without retrying it', async () => {
-    await withFault({ then: { kind: 'garbage' } }, async () => {
+    await withFault({ otherwise: { kind: 'garbage' } }, async () => {
       const result = await queryFaulty();
       expect(result.response.status).toBeLessThan(500);
       expect(result.code).toBe('UPSTREAM_UNAVAILABLE');
@@ -213,7 +213,7 @@ describe('slow and broken upstreams', () => {
       null,
     ];
     for (const body of shapes) {
-      await withFault({ then: { kind: 'json', body } }, async () => {
+      await withFault({ otherwise: { kind: 'json', body } }, async () => {
         const result = await queryFaulty();
         expect(result.code).toBe('UPSTREAM_UNAVAILABLE');
         expect(result.response.body.data).toBeNull();
@@ -255,12 +255,15 @@ describe('mutations', () => {
     fault.requests.filter((r) => r.method === 'POST' && faultyPath.test(r.url)).length;
 
   for (const [name, rule] of [
-    ['a 503', { method: 'POST', then: { kind: 'status', status: 503 } }],
-    ['a reset', { method: 'POST', then: { kind: 'reset' } }],
-    ['a hang', { method: 'POST', then: { kind: 'hang' } }],
+    ['a 503', { method: 'POST', otherwise: { kind: 'status', status: 503 } }],
+    ['a reset', { method: 'POST', otherwise: { kind: 'reset' } }],
+    ['a hang', { method: 'POST', otherwise: { kind: 'hang' } }],
     [
       'a 429 with Retry-After',
-      { method: 'POST', then: { kind: 'status', status: 429, headers: { 'retry-after': '0' } } },
+      {
+        method: 'POST',
+        otherwise: { kind: 'status', status: 429, headers: { 'retry-after': '0' } },
+      },
     ],
   ] as [string, FaultRule][]) {
     it(`sends a mutation exactly once on ${name}`, async () => {
@@ -283,7 +286,7 @@ describe('mutations', () => {
 
 describe('cancellation', () => {
   it('a client that goes away cancels its upstream call', async () => {
-    await withFault({ then: { kind: 'hang' } }, async () => {
+    await withFault({ otherwise: { kind: 'hang' } }, async () => {
       const before = faultyCalls().length;
       const controller = new AbortController();
       const pending = stack
@@ -355,7 +358,7 @@ describe('circuit breaker', () => {
     const proxy = breakerStack.fault as FaultUpstream;
     proxy.clear();
     expect(breakerLines()).toEqual([]);
-    proxy.add({ method: 'GET', then: { kind: 'status', status: 503 } });
+    proxy.add({ method: 'GET', otherwise: { kind: 'status', status: 503 } });
     // Three calls, each failing all three attempts: every call of the window failed.
     for (let i = 0; i < 3; i++) {
       const failed = await list();
@@ -391,7 +394,7 @@ describe('circuit breaker', () => {
   it('re-opens when the half-open probe fails', async () => {
     const proxy = breakerStack.fault as FaultUpstream;
     proxy.clear();
-    proxy.add({ method: 'GET', then: { kind: 'status', status: 503 } });
+    proxy.add({ method: 'GET', otherwise: { kind: 'status', status: 503 } });
     // Failing calls until half of the window's calls failed (the successes of the test before
     // are in it too) and a call no longer reaches the upstream.
     let opened = false;

@@ -179,7 +179,13 @@ describe('production mode', () => {
       });
       const server = createServer(gateway);
       const base = `http://127.0.0.1:${await listenOnPort0(server)}`;
-      return { base, close: async () => (server.close(), await gateway.dispose()) };
+      return {
+        base,
+        close: async () => {
+          server.close();
+          await gateway.dispose();
+        },
+      };
     };
     const token = await prodStack.token();
     const query = '{ customApis(first: 1) { totalCount } }';

@@ -100,7 +100,7 @@ for (const fastPath of [false, true]) {
       const removeLimit = fault.add({
         method: 'GET',
         path: /^\/v2\/orders$/,
-        then: { kind: 'status', status: 429, headers: { 'retry-after': '60' } },
+        otherwise: { kind: 'status', status: 429, headers: { 'retry-after': '60' } },
       });
       const limited = await stack.graphql('query Limited { orders(first: 1) { totalCount } }');
       expect(limited.body.errors[0].extensions.code).toBe('RATE_LIMITED');
@@ -184,7 +184,7 @@ for (const fastPath of [false, true]) {
         for (const [, label, value] of name.matchAll(/(\w+)="([^"]*)"/g)) {
           if (label === 'route') expect(value).toMatch(/^\/v2(\/([a-z-]+|\{id\}))*$/);
           else if (label === 'operation') expect(value).toMatch(/^[_A-Za-z][_0-9A-Za-z]*$/);
-          else expect(value).toMatch(/^[A-Za-z0-9_.+\-]+$/);
+          else expect(value).toMatch(/^[A-Za-z0-9_.+-]+$/);
         }
       }
     });

@@ -122,7 +122,7 @@ const callsOf = (requestId: string) => fault.requests.filter((r) => r.requestId 
 describe('a store whose queries need more calls than their budget, on a hanging upstream', () => {
   it('leaves every read of the other store to succeed, and its own calls end with its answer', async () => {
     fault.clear();
-    fault.add({ method: 'GET', path: ENTRIES_PATH, then: { kind: 'hang' } });
+    fault.add({ method: 'GET', path: ENTRIES_PATH, otherwise: { kind: 'hang' } });
     // One call more than the budget: each id is an entry of a Custom API of its own.
     const overBudget = () =>
       Array.from({ length: BUDGET + 1 }, () =>
@@ -160,7 +160,7 @@ describe('a store whose queries use their whole budget, on a slow upstream', () 
     fault.clear();
     // Each call takes 600 ms at the upstream: four operations of 12 calls on 8 connections
     // queue for about 3.6 s in the gateway, longer than the 2 s attempt timeout.
-    fault.add({ method: 'GET', path: ENTRIES_PATH, then: { kind: 'delay', ms: SLOW_MS } });
+    fault.add({ method: 'GET', path: ENTRIES_PATH, otherwise: { kind: 'delay', ms: SLOW_MS } });
     const { quiet, noisy } = await hammer(() => entryIds);
     fault.clear();
 

@@ -54,7 +54,7 @@ describe('health endpoints', () => {
       const token = await busy.token();
       const { customApiId: held } = await createEntries(busy, token, 'held', 1);
       const fault = busy.fault as NonNullable<typeof busy.fault>;
-      fault.add({ method: 'GET', path: /\/entries$/, then: { kind: 'hang' } });
+      fault.add({ method: 'GET', path: /\/entries$/, otherwise: { kind: 'hang' } });
       const query = `{ customApiEntries(customApiId: "${held}", first: 1) { totalCount } }`;
       const hanging = [1, 2].map(() =>
         busy.graphql(query, {}, { token, signal: cancel.signal }).catch(() => undefined),
@@ -166,7 +166,7 @@ describe('SIGTERM', () => {
     const remove = fault.add({
       method: 'GET',
       path: /\/entries$/,
-      then: { kind: 'delay', ms: 1_500 },
+      otherwise: { kind: 'delay', ms: 1_500 },
     });
     try {
       const main = await spawnMain({ UPSTREAM_URL: fault.url, SHUTDOWN_TIMEOUT_MS: '10000' });

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { createCircuitBreaker, DEFAULT_BREAKER_OPTIONS } from '../../src/upstream/breaker.ts';
 import { type CallLane, createCallLane, createCallSlots } from '../../src/upstream/call-slots.ts';
-import { sendUpstreamAttempt } from '../../src/upstream/client.ts';
 import {
   NotFoundError,
   RateLimitedError,
@@ -350,7 +349,7 @@ describe('over real sockets with the REST client', () => {
     upstream.add({
       path: /^\/v2\/orders$/,
       sequence: [{ kind: 'status', status: 503 }, { kind: 'reset' }],
-      then: { kind: 'json', body: list },
+      otherwise: { kind: 'json', body: list },
     });
     const send = createResilientSend(createResilience(fast));
     const before = upstream.requests.length;
@@ -361,7 +360,7 @@ describe('over real sockets with the REST client', () => {
 
   it('sends a POST exactly once even when it fails', async () => {
     upstream.clear();
-    upstream.add({ path: /^\/v2\/carts$/, then: { kind: 'status', status: 503 } });
+    upstream.add({ path: /^\/v2\/carts$/, otherwise: { kind: 'status', status: 503 } });
     const send = createResilientSend(createResilience(fast));
     await expect(
       send(transport, { method: 'POST', segments: ['carts'], body: { data: {} } }, context()),
@@ -371,7 +370,7 @@ describe('over real sockets with the REST client', () => {
 
   it('cuts a hanging upstream at the attempt timeout', async () => {
     upstream.clear();
-    upstream.add({ path: /^\/v2\/files$/, then: { kind: 'hang' } });
+    upstream.add({ path: /^\/v2\/files$/, otherwise: { kind: 'hang' } });
     const send = createResilientSend(createResilience({ ...fast, attemptTimeoutMs: 150 }));
     const started = Date.now();
     await expect(

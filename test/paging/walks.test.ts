@@ -11,6 +11,7 @@ import {
   paginate,
   type SortKey,
 } from '../../src/upstream/paging.ts';
+import { expectSequence } from './e2e-orders-support.ts';
 import {
   compareRecords,
   createFakeList,
@@ -20,18 +21,6 @@ import {
 } from './fake-list.ts';
 
 const SORT_KEYS: SortKey[] = ['created_at', 'updated_at', 'id'];
-
-/** Cheap equality of two long id sequences, reporting the first difference when they differ. */
-export function expectSequence(actual: string[], expected: string[]): void {
-  let i = 0;
-  while (i < actual.length && i < expected.length && actual[i] === expected[i]) i++;
-  if (i === actual.length && i === expected.length) return;
-  expect({ firstDifferenceAt: i, actual: actual[i], length: actual.length }).toEqual({
-    firstDifferenceAt: i,
-    actual: expected[i],
-    length: expected.length,
-  });
-}
 
 function truth(records: FakeRecord[], sortKey: SortKey, reverse: boolean): string[] {
   return [...records].sort(compareRecords(`${reverse ? '-' : ''}${sortKey}`)).map((r) => r.id);

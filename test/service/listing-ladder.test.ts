@@ -441,7 +441,7 @@ describe('lists read with the prefix ladder match plain SQL', () => {
       ...(filter === undefined ? {} : { filter }),
     };
     const built = buildListSql(kind.table, 'id', kind.scope, parseListQuery(params, spec, 25));
-    const expectedIds = (db.prepare(built.sql).all(...built.params) as { id: string }[]).map(
+    const _expectedIds = (db.prepare(built.sql).all(...built.params) as { id: string }[]).map(
       (x) => x.id,
     );
     await expectPlain(kind, params);

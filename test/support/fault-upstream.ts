@@ -35,14 +35,14 @@ export interface FaultRule {
   method?: string;
   /** Matched against the path (without the query string). */
   path?: RegExp;
-  /** Fault for the n-th matching request (0-based); later requests get `then`. */
+  /** Fault for the n-th matching request (0-based); later requests get `otherwise`. */
   sequence?: Fault[];
   /** After the sequence (or without one): this fault, applied with probability `rate`. */
-  then?: Fault;
-  /** Probability in [0,1] that `then` applies to a request past the sequence. Default 1. */
+  otherwise?: Fault;
+  /** Probability in [0,1] that `otherwise` applies to a request past the sequence. Default 1. */
   rate?: number;
   /**
-   * Transient faults: a call (same x-request-id, method and URL) that got `then` passes when it
+   * Transient faults: a call (same x-request-id, method and URL) that got `otherwise` passes when it
    * is retried, so retries always recover. Without it every attempt draws again.
    */
   transient?: boolean;
@@ -107,12 +107,12 @@ export async function createFaultUpstream(options: {
       const n = entry.seen++;
       const fromSequence = rule.sequence?.[n];
       if (fromSequence) return fromSequence;
-      if (!rule.then) return { kind: 'pass' };
+      if (!rule.otherwise) return { kind: 'pass' };
       const key = `${req.headers['x-request-id'] ?? ''} ${req.method} ${req.url}`;
       if (rule.transient && faulted.delete(key)) return { kind: 'pass' };
       if (random(key) < (rule.rate ?? 1)) {
         if (rule.transient) faulted.add(key);
-        return rule.then;
+        return rule.otherwise;
       }
       return { kind: 'pass' };
     }

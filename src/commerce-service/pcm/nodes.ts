@@ -301,5 +301,5 @@ export function setCurated(db: Db, nodeId: string, productIds: string[]): void {
   const place = db.prepare(
     'UPDATE pcm_node_products SET curated_position = ? WHERE node_id = ? AND product_id = ?',
   );
-  productIds.forEach((id, i) => place.run(i, nodeId, id));
+  for (const [i, id] of productIds.entries()) place.run(i, nodeId, id);
 }

@@ -284,7 +284,7 @@ export function setProductVariations(db: Db, productId: string, ids: string[]): 
   const insert = db.prepare(
     'INSERT INTO pcm_product_variations (product_id, variation_id, position) VALUES (?, ?, ?)',
   );
-  ids.forEach((id, position) => insert.run(productId, id, position));
+  for (const [position, id] of ids.entries()) insert.run(productId, id, position);
 }
 
 interface OptionRow {

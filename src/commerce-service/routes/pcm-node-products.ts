@@ -74,7 +74,7 @@ export function pcmNodeProductRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const place = db.prepare(
           'UPDATE pcm_node_products SET curated_position = ? WHERE node_id = ? AND product_id = ?',
         );
-        curated.forEach((id, i) => place.run(i, found.id, id));
+        for (const [i, id] of curated.entries()) place.run(i, found.id, id);
         const now = ctx.timestamp();
         db.prepare('UPDATE pcm_nodes SET updated_at = ? WHERE id = ?').run(now, found.id);
         return db
