@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   }
 
   const g = config.gateway;
-  const logger = createLogger();
+  const logger = createLogger({ level: g.logLevel });
   const health = createHealth({ upstreamUrl });
   // The typed schema reads definitions with the gateway's own credential: SCHEMA_CLIENT_ID, or
   // the embedded service's demo client. Without one, only the generic API is served.
