@@ -5,11 +5,14 @@
  * `<!-- readme-test: skip (why) -->`; a block that is neither fails the first test, so a new
  * example is run from the day it is written, and a README change that breaks one fails CI.
  *
- * - ```graphql: POSTed with the demo token GraphiQL carries; the answer has no `errors` and no
- *   root field is null.
- * - ```sh / ```bash: run by bash with `set -euo pipefail`, the README's ports (4000 the gateway,
- *   4010 the embedded service) replaced by this gateway's; it exits 0 and no JSON line it prints
- *   has `errors`.
+ * - ```graphql: run unless marked skip. POSTed with the demo token GraphiQL carries; the answer
+ *   has no `errors` and no root field is null.
+ * - ```sh / ```bash: run only when marked `<!-- readme-test: run -->`, never merely for being
+ *   unmarked: a shell block can do anything (`npm ci`, `git worktree add`, a benchmark), so an
+ *   unmarked one fails the first test without being executed. Run by bash with
+ *   `set -euo pipefail` in the repository, the README's ports (4000 the gateway, 4010 the
+ *   embedded service) replaced by this gateway's, its process group killed when it ends; it
+ *   exits 0 and no JSON line it prints has `errors`.
  * - A `# → …` line states an answer: of the block's operation (GraphQL), or of the command
  *   before it (shell: the last JSON line printed before it). What it claims is checked: every
  *   amount (`€77.00`, `-$12.50`) is a value of the answer, under the key written right before it
@@ -35,9 +38,14 @@ interface Block {
   body: string;
   /** The reason of a `<!-- readme-test: skip (…) -->` right before the block. */
   skip: string | undefined;
+  /** `<!-- readme-test: run -->` right before the block. */
+  run: boolean;
 }
 
-const RUNNABLE = new Set(['graphql', 'sh', 'bash']);
+const SHELL = new Set(['sh', 'bash']);
+/** Whether the test runs the block: GraphQL unless skipped, shell only when marked `run`. */
+const runs = (block: Block) =>
+  block.skip === undefined && (block.lang === 'graphql' || (SHELL.has(block.lang) && block.run));
 const MARKER = /^\s*<!--\s*readme-test:(.*?)-->\s*$/;
 
 /** The fenced blocks of a Markdown text, and what is wrong with its markers. */
@@ -63,21 +71,17 @@ function readmeBlocks(text: string): { blocks: Block[]; problems: string[] } {
     while (before >= 0 && (lines[before] as string).trim() === '') before--;
     const marker = before >= 0 ? MARKER.exec(lines[before] as string) : null;
     let skip: string | undefined;
+    let run = false;
     if (marker) {
       usedMarkers.add(before);
-      const reason = /^\s*skip\s+\((.+)\)\s*$/.exec(marker[1] as string)?.[1]?.trim();
+      const directive = (marker[1] as string).trim();
+      const reason = /^skip\s+\((.+)\)$/.exec(directive)?.[1]?.trim();
       if (reason) skip = reason;
+      else if (directive === 'run') run = true;
       else
-        problems.push(
-          `README.md:${before + 1}: "${(marker[1] as string).trim()}" is not "skip (why)"`,
-        );
+        problems.push(`README.md:${before + 1}: "${directive}" is neither "skip (why)" nor "run"`);
     }
-    blocks.push({
-      line: i + 1,
-      lang,
-      body: body.map((l) => `${l}\n`).join(''),
-      skip,
-    });
+    blocks.push({ line: i + 1, lang, body: body.map((l) => `${l}\n`).join(''), skip, run });
     i = j;
   }
   lines.forEach((line, index) => {
@@ -90,7 +94,7 @@ function readmeBlocks(text: string): { blocks: Block[]; problems: string[] } {
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const { blocks, problems } = readmeBlocks(readme);
-const runnable = blocks.filter((block) => block.skip === undefined && RUNNABLE.has(block.lang));
+const runnable = blocks.filter(runs);
 
 // --- What a `# →` line claims, and whether an answer bears it out -------------------------
 
@@ -235,7 +239,16 @@ async function runShell(block: Block): Promise<void> {
     // `node` in the examples is the Node running the tests (the pinned one under npm test).
     env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A group of its own: whatever the block started is killed with it, never left running.
+    detached: true,
   });
+  const killGroup = () => {
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      // The group is gone already.
+    }
+  };
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -244,9 +257,10 @@ async function runShell(block: Block): Promise<void> {
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const timer = setTimeout(killGroup, 60_000);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(timer);
+  killGroup();
   const shown = `exit ${code}\n${stdout}\n${stderr}`.slice(0, 4000);
   expect(code, shown).toBe(0);
   let last: Json;
@@ -273,15 +287,21 @@ async function runShell(block: Block): Promise<void> {
 describe('the README', () => {
   it('has every fenced block run here or marked `<!-- readme-test: skip (why) -->`', () => {
     const unmarked = blocks
-      .filter((block) => block.skip === undefined && !RUNNABLE.has(block.lang))
-      .map(
-        (block) =>
-          `README.md:${block.line}: a \`\`\`${block.lang} block is neither run (graphql, sh, bash) ` +
-          'nor marked: make it runnable, or put <!-- readme-test: skip (why) --> right before it',
+      .filter((block) => block.skip === undefined && !runs(block))
+      .map((block) =>
+        SHELL.has(block.lang)
+          ? `README.md:${block.line}: a shell block is run only when marked: put ` +
+            '<!-- readme-test: run --> (if it can run against the test gateway) or ' +
+            '<!-- readme-test: skip (why) --> right before it'
+          : `README.md:${block.line}: a \`\`\`${block.lang} block is neither run (graphql; sh or ` +
+            'bash marked run) nor marked: put <!-- readme-test: skip (why) --> right before it',
       );
-    expect([...problems, ...unmarked]).toEqual([]);
+    const misplaced = blocks
+      .filter((block) => block.run && !SHELL.has(block.lang))
+      .map((block) => `README.md:${block.line}: "run" marks shell blocks only`);
+    expect([...problems, ...unmarked, ...misplaced]).toEqual([]);
     expect(runnable.filter((block) => block.lang === 'graphql').length).toBeGreaterThan(0);
-    expect(runnable.filter((block) => block.lang !== 'graphql').length).toBeGreaterThan(0);
+    expect(runnable.filter((block) => SHELL.has(block.lang)).length).toBeGreaterThan(0);
   });
 
   it("opens GraphiQL with the README's first query, exactly, and the demo token", () => {
