@@ -341,7 +341,7 @@ const LOG_LEVELS: readonly LogThreshold[] = [
 ];
 
 /** `LOG_LEVEL`: one of pino's level names (any case), or `silent`; unset or empty: `info`. */
-export function parseLogLevel(raw: string | undefined): LogThreshold {
+function parseLogLevel(raw: string | undefined): LogThreshold {
   if (raw === undefined || raw.trim() === '') return 'info';
   const level = LOG_LEVELS.find((name) => name === raw.trim().toLowerCase());
   if (level === undefined) {

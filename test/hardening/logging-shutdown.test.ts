@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseLogLevel } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { createLogger, type LogThreshold, scrubSecrets } from '../../src/gateway/logging.ts';
 import { installGracefulShutdown } from '../../src/gateway/shutdown.ts';
 import { type MainProcess, spawnMain } from '../support/main-process.ts';
@@ -111,14 +111,16 @@ describe('LOG_LEVEL', () => {
   });
 
   it('reads the level names in any case, defaults to info, and refuses anything else', () => {
-    expect(parseLogLevel(undefined)).toBe('info');
-    expect(parseLogLevel('')).toBe('info');
-    expect(parseLogLevel('WARN')).toBe('warn');
-    expect(parseLogLevel(' silent ')).toBe('silent');
+    const level = (raw: string | undefined) => loadConfig({ LOG_LEVEL: raw }).gateway.logLevel;
+    expect(level(undefined)).toBe('info');
+    expect(level('')).toBe('info');
+    expect(level('WARN')).toBe('warn');
+    expect(level(' silent ')).toBe('silent');
+    expect(level('trace')).toBe('trace');
     for (const bad of ['verbose', 'warning', '30', 'info,debug']) {
-      expect(() => parseLogLevel(bad)).toThrow(ConfigError);
+      expect(() => level(bad), bad).toThrow(ConfigError);
     }
-    expect(() => parseLogLevel('verbose')).toThrow(
+    expect(() => level('verbose')).toThrow(
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "verbose"',
     );
   });
