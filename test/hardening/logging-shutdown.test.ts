@@ -178,6 +178,11 @@ describe('LOG_LEVEL', () => {
       COMMERCE_PORT: '0',
       LOG_LEVEL: 'verbose',
     });
+    // Had it started after all, it must not outlive the test.
+    started.then(
+      (main) => main.child.kill('SIGKILL'),
+      () => undefined,
+    );
     // Nothing on stdout (no banner, nothing listened), one line on stderr.
     await expect(started).rejects.toThrow(
       /^exited 1: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "verbose"\n$/,
