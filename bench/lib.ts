@@ -104,3 +104,31 @@ export async function startBenchService(
   await waitUntil(async () => (await fetch(`${url}/healthz`)).status < 500, 'service');
   return { child, url, token: await fetchClientToken(url, BENCH_CLIENT) };
 }
+
+export interface Progress {
+  /** Prints `message` now. */
+  step(message: string): void;
+  /** Prints `message()` if `everyMs` have passed since the last line (cheap to call often). */
+  tick(message: () => string): void;
+}
+
+/**
+ * Progress lines on stderr, `<label>: <message> (<seconds since start>)`, so a long phase (a
+ * seed, a measurement) never leaves the terminal silent; stdout keeps only the results. Lines
+ * written from a synchronous loop still appear at once: stderr to a pipe or a terminal is
+ * synchronous on Linux.
+ */
+export function progress(label: string, everyMs = 3_000): Progress {
+  const started = performance.now();
+  let last = started;
+  const print = (message: string) => {
+    last = performance.now();
+    console.error(`${label}: ${message} (${((last - started) / 1000).toFixed(1)} s)`);
+  };
+  return {
+    step: print,
+    tick(message) {
+      if (performance.now() - last >= everyMs) print(message());
+    },
+  };
+}

@@ -8,7 +8,8 @@
  *   - a keyset page in the middle, whose filtered results.total has to count ~500,000 rows.
  * Prints p50 and p99 per scenario, then, timed separately in process, the page query, the plain
  * count(*) of the filter and the prefix ladder's count (ladder.ts: what the service answers
- * results.total with). `BENCH_ENTRIES` and `BENCH_REQUESTS` override the sizes.
+ * results.total with). `BENCH_ENTRIES` and `BENCH_REQUESTS` override the sizes. Progress
+ * (seeding, then each scenario) goes to stderr every few seconds.
  *
  * Run: npx tsx bench/service-listing.ts
  */
@@ -24,6 +25,7 @@ import { parseListQuery, standardListSpec } from '../src/commerce-service/listin
 import { buildListSql } from '../src/commerce-service/listing/sql.ts';
 import { ensureStores } from '../src/commerce-service/stores.ts';
 import { fetchClientToken } from '../src/upstream/oauth.ts';
+import { progress } from './lib.ts';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -46,6 +48,8 @@ async function main(): Promise<void> {
 
   // Bulk load before the service starts (a synchronous load would stall its sockets): one
   // prepared statement in one transaction, with a page cache large enough to hold the indexes.
+  const shown = progress('service-listing');
+  shown.step(`seeding ${ENTRIES.toLocaleString('en')} entries`);
   const seedStart = performance.now();
   const seedCpu = process.cpuUsage();
   const db = openDatabase(dbPath);
@@ -76,7 +80,11 @@ async function main(): Promise<void> {
         const at = createdAt(i);
         const id = randomUUID();
         insert.run(storeId, apiId, id, data, name.length + String(count).length, id, at, at);
+        if (i % 4096 === 0) {
+          shown.tick(() => `${i.toLocaleString('en')} of ${ENTRIES.toLocaleString('en')} entries`);
+        }
       }
+      shown.step('all entries in; counting the prefix ladder');
     }),
   )();
   db.pragma('journal_mode = WAL');
@@ -121,7 +129,9 @@ async function main(): Promise<void> {
     for (const [name, target] of scenarios) {
       const times: number[] = [];
       let total = 0;
+      shown.step(`measuring "${name}": ${WARMUP + REQUESTS} requests`);
       for (let i = 0; i < WARMUP + REQUESTS; i++) {
+        shown.tick(() => `"${name}": ${i} of ${WARMUP + REQUESTS} requests`);
         const start = performance.now();
         const response = await fetch(target, { headers });
         const body = (await response.json()) as {
@@ -145,6 +155,7 @@ async function main(): Promise<void> {
     // Where the time of a filtered list goes: the page itself is an index seek; a plain
     // count(*) visits every matching row, the ladder's count (total minus the rank of the
     // bound) a few ladder rows. Timed in process on a second connection.
+    shown.step('timing the SQL in process');
     const reader = openDatabase(dbPath);
     const spec = standardListSpec();
     const scope = { store_id: storeId, custom_api_id: apiId };

@@ -10,6 +10,7 @@
  *   compares this checkout ("new") with another, installed one; @N is a Node major fetched by
  *   scripts/toolchain.sh (@system is the machine's node). Default: this checkout on the Node
  *   running the bench. BENCH_ROUNDS=3, BENCH_SERIAL=1000, BENCH_SECONDS=5.
+ * Progress (each service starting, each measurement's serial and loaded phase) goes to stderr.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -17,12 +18,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from 'undici';
 import { fetchClientToken } from '../src/upstream/oauth.ts';
-import { autocannon, freePort, median, processCpuMicros } from './lib.ts';
+import { autocannon, freePort, median, processCpuMicros, progress } from './lib.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CLIENT = { id: 'bench', secret: 'bench-secret' };
+const shown = progress('service-throughput');
 const here = dirname(fileURLToPath(import.meta.url));
 /** `new` is this checkout; BENCH_CHECKOUTS=name=/path,… names others (installed). */
 const checkouts: Record<string, string | undefined> = {
@@ -60,6 +62,7 @@ async function startTarget(spec: string): Promise<Target> {
   const node = nodeFor(nodeSpec);
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
   const port = await freePort();
+  shown.step(`starting ${spec} (${version}): the service seeds its demo store`);
   // tsx/esm where it exists; an older checkout may predate it.
   const child = spawn(node, ['--import', 'tsx/esm', 'src/commerce-service/main.ts'], {
     cwd,
@@ -80,7 +83,9 @@ async function startTarget(spec: string): Promise<Target> {
     if (Date.now() > end || child.exitCode !== null) throw new Error(`${spec} did not start`);
     token = await fetchClientToken(url, CLIENT).catch(() => '');
     if (token === '') await new Promise((r) => setTimeout(r, 200));
+    shown.tick(() => `waiting for ${spec} to answer`);
   }
+  shown.step(`${spec} is up`);
   const api = await fetch(`${url}/v2/settings/extensions/custom-apis`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -118,7 +123,9 @@ const CALLS: Call[] = [
   },
 ];
 
-async function measure(target: Target, call: Call) {
+async function measure(target: Target, call: Call, round: number) {
+  const what = `round ${round + 1} of ${ROUNDS}, ${call.name}, ${target.label}`;
+  shown.step(`${what}: ${SERIAL} serial requests`);
   const headers = {
     authorization: `Bearer ${target.token}`,
     ...(call.body ? { 'content-type': 'application/json' } : {}),
@@ -137,9 +144,13 @@ async function measure(target: Target, call: Call) {
   for (let i = 0; i < 50; i += 1) await once();
   const pid = target.child.pid as number;
   const before = processCpuMicros(pid);
-  for (let i = 0; i < SERIAL; i += 1) await once();
+  for (let i = 0; i < SERIAL; i += 1) {
+    await once();
+    shown.tick(() => `${what}: ${i + 1} of ${SERIAL} serial requests`);
+  }
   const cpu = (processCpuMicros(pid) - before) / SERIAL;
   await client.close();
+  shown.step(`${what}: ${SECONDS} s at 16 connections`);
   const loaded = await autocannon({
     url: `${target.url}${call.path(target)}`,
     method: call.method,
@@ -163,7 +174,7 @@ for (let round = 0; round < ROUNDS; round += 1) {
   for (const call of CALLS) {
     for (const target of order) {
       const key = `${call.name}|${target.label}`;
-      results.set(key, [...(results.get(key) ?? []), await measure(target, call)]);
+      results.set(key, [...(results.get(key) ?? []), await measure(target, call, round)]);
     }
   }
 }

@@ -18,6 +18,7 @@ import {
 } from './commerce-service/config.ts';
 import type { ConnectionLimits } from './commerce-service/connection-limits.ts';
 import type { CorsOrigins } from './gateway/cors.ts';
+import type { LogThreshold } from './gateway/logging.ts';
 import { DEFAULT_CALL_BUDGET } from './upstream/budget.ts';
 import { DEFAULT_CALLS_PER_OPERATION, DEFAULT_POOL_CONNECTIONS } from './upstream/call-slots.ts';
 import {
@@ -77,6 +78,8 @@ export interface GatewayConfig {
   resilience?: Partial<ResilienceConfigValues>;
   /** One JSON log line per request on stdout. `LOG_REQUESTS`, default on. */
   logRequests?: boolean;
+  /** The lowest level of log line written. `LOG_LEVEL`, default `info` (request lines are info). */
+  logLevel?: LogThreshold;
   /**
    * Serve JSON POSTs to the endpoint on the node:http fast path (src/gateway/fast-path.ts).
    * `FAST_PATH`, default on; off sends every request through Yoga's Fetch adapter.
@@ -309,6 +312,7 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
       ),
     },
     logRequests: parseBool('LOG_REQUESTS', env.LOG_REQUESTS, true),
+    logLevel: parseLogLevel(env.LOG_LEVEL),
     fastPath: parseBool('FAST_PATH', env.FAST_PATH, true),
     jit: parseBool('JIT', env.JIT, true),
     shutdownTimeoutMs: parseCount('SHUTDOWN_TIMEOUT_MS', env.SHUTDOWN_TIMEOUT_MS, 10000),
@@ -324,6 +328,26 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
         : parsePort('METRICS_PORT', env.METRICS_PORT, 0),
     tracing: tracingFromEnv(env),
   };
+}
+
+const LOG_LEVELS: readonly LogThreshold[] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+];
+
+/** `LOG_LEVEL`: one of pino's level names (any case), or `silent`; unset or empty: `info`. */
+function parseLogLevel(raw: string | undefined): LogThreshold {
+  if (raw === undefined || raw.trim() === '') return 'info';
+  const level = LOG_LEVELS.find((name) => name === raw.trim().toLowerCase());
+  if (level === undefined) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}"`);
+  }
+  return level;
 }
 
 /**

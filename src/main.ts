@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     }, DEMO_TOKEN_RENEW_MS).unref();
   }
 
-  const logger = createLogger();
+  const logger = createLogger({ level: g.logLevel });
   const health = createHealth({ upstream });
   // The typed schema reads definitions with the gateway's own credential: SCHEMA_CLIENT_ID, or
   // the embedded service's demo client. Without one, only the generic API is served.

@@ -365,21 +365,21 @@ const STOREFRONT_NOTE = `# This page came from another machine (or a name other 
 # whole demo, put the read-write token \`npm start\` printed into the Headers tab.
 `;
 
-const DEFAULT_QUERY = `# Your first query: the Custom APIs of the demo store and a few of their entries.
+// The README's first query, character for character (test/build/readme-examples.test.ts).
+const DEFAULT_QUERY = `# Your first query: the demo store's Custom APIs, a few of their entries, and its latest orders.
 query FirstLook {
   customApis(first: 5) {
     totalCount
     nodes {
       name
       apiType
-      entries(first: 3) {
-        totalCount
-        nodes { upstreamId attributes createdAt etag }
-      }
+      upstreamId
+      entries(first: 3) { totalCount nodes { upstreamId attributes createdAt etag } }
     }
   }
   orders(first: 3, sortKey: CREATED_AT, reverse: true) {
     totalCount
+    pageInfo { hasNextPage endCursor }
     nodes { upstreamId status total { formatted } createdAt }
   }
 }

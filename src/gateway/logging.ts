@@ -13,6 +13,9 @@ import { pino } from 'pino';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** The lowest level a logger writes (`LOG_LEVEL`): pino's level names, `silent` writes none. */
+export type LogThreshold = LogLevel | 'fatal' | 'trace' | 'silent';
+
 export interface Logger {
   log(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
 }
@@ -21,7 +24,7 @@ export interface LoggerOptions {
   /** Where lines go. Default: process.stdout. */
   write?: (line: string) => void;
   /** Lowest level written. Default 'info'. */
-  level?: LogLevel;
+  level?: LogThreshold;
 }
 
 // `Bearer <b64token>` anywhere in a string, and JSON-ish "authorization": "…" pairs (also of

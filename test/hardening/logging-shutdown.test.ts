@@ -2,8 +2,10 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createLogger, scrubSecrets } from '../../src/gateway/logging.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { createLogger, type LogThreshold, scrubSecrets } from '../../src/gateway/logging.ts';
 import { installGracefulShutdown } from '../../src/gateway/shutdown.ts';
+import { type MainProcess, spawnMain } from '../support/main-process.ts';
 
 describe('secret scrubbing', () => {
   it('removes bearer tokens and authorization values from any text', () => {
@@ -90,6 +92,102 @@ describe('secret scrubbing', () => {
       errorCodes: ['NOT_FOUND'],
     });
   });
+});
+
+describe('LOG_LEVEL', () => {
+  it('writes the levels at or above the threshold; silent writes none', () => {
+    const written = (level: LogThreshold | undefined) => {
+      const lines: string[] = [];
+      const logger = createLogger({ write: (line) => lines.push(line), level });
+      for (const at of ['debug', 'info', 'warn', 'error'] as const) logger.log(at, at);
+      return lines.map((line) => JSON.parse(line).msg);
+    };
+    expect(written('warn')).toEqual(['warn', 'error']);
+    expect(written('error')).toEqual(['error']);
+    expect(written('fatal')).toEqual([]);
+    expect(written('silent')).toEqual([]);
+    expect(written('trace')).toEqual(['debug', 'info', 'warn', 'error']);
+    expect(written(undefined)).toEqual(['info', 'warn', 'error']);
+  });
+
+  it('reads the level names in any case, defaults to info, and refuses anything else', () => {
+    const level = (raw: string | undefined) => loadConfig({ LOG_LEVEL: raw }).gateway.logLevel;
+    expect(level(undefined)).toBe('info');
+    expect(level('')).toBe('info');
+    expect(level('WARN')).toBe('warn');
+    expect(level(' silent ')).toBe('silent');
+    expect(level('trace')).toBe('trace');
+    for (const bad of ['verbose', 'warning', '30', 'info,debug']) {
+      expect(() => level(bad), bad).toThrow(ConfigError);
+    }
+    expect(() => level('verbose')).toThrow(
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "verbose"',
+    );
+  });
+
+  /**
+   * `npm start` whose typed schema cannot be read (a wrong schema secret): a warning at start,
+   * one per refresh after; serves one query, then SIGTERM, so every line it wrote is in.
+   */
+  async function runOnce(env: Record<string, string>): Promise<Record<string, unknown>[]> {
+    const main: MainProcess = await spawnMain({
+      COMMERCE_DB: ':memory:',
+      COMMERCE_PORT: '0',
+      COMMERCE_SEED: '0',
+      SCHEMA_CLIENT_ID: 'demo',
+      SCHEMA_CLIENT_SECRET: 'not-the-demo-secret',
+      ...env,
+    });
+    try {
+      const response = await fetch(main.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+      const exited = once(main.child, 'exit');
+      main.child.kill('SIGTERM');
+      expect((await exited)[0]).toBe(0);
+    } finally {
+      if (main.child.exitCode === null) main.child.kill('SIGKILL');
+    }
+    // Only JSON lines are log lines; the banner is plain text.
+    return main
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  it('LOG_LEVEL=warn drops request lines (info) and keeps warnings, in the process npm start runs', async () => {
+    const [quiet, normal] = await Promise.all([runOnce({ LOG_LEVEL: 'warn' }), runOnce({})]);
+    const refreshFailed = 'typed schema: refresh failed; keeping the last good schema';
+    // The default (info) writes both: the comparison below is not vacuous.
+    expect(normal.filter((line) => line.msg === 'request')).toHaveLength(1);
+    expect(normal.some((line) => line.msg === refreshFailed)).toBe(true);
+    expect(quiet.filter((line) => line.msg === 'request')).toEqual([]);
+    expect(quiet.filter((line) => line.level !== 'warn' && line.level !== 'error')).toEqual([]);
+    expect(quiet.find((line) => line.msg === refreshFailed)).toMatchObject({ level: 'warn' });
+    expect(JSON.stringify(quiet)).not.toContain('not-the-demo-secret');
+  }, 60_000);
+
+  it('a bad LOG_LEVEL stops startup with one line that names the variable and the choices', async () => {
+    const started = spawnMain({
+      COMMERCE_DB: ':memory:',
+      COMMERCE_PORT: '0',
+      LOG_LEVEL: 'verbose',
+    });
+    // Had it started after all, it must not outlive the test.
+    started.then(
+      (main) => main.child.kill('SIGKILL'),
+      () => undefined,
+    );
+    // Nothing on stdout (no banner, nothing listened), one line on stderr.
+    await expect(started).rejects.toThrow(
+      /^exited 1: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "verbose"\n$/,
+    );
+  }, 60_000);
 });
 
 describe('graceful shutdown', () => {
