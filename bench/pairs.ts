@@ -7,8 +7,8 @@
  * peers moves 10–40%; blocks taken back to back see the same machine.
  *
  * Every argument is one variant: a JSON object of environment variables for `src/main.ts`
- * (`UPSTREAM_URL`, `PORT`, `NODE_ENV=production`, `LOG_REQUESTS=0` and `MAX_COST=20000` are
- * set), plus `ENTRY` (another entry: `dist/main.js`, `bench/naive-gateway.ts`, …), `FLAGS`
+ * (`UPSTREAM_URL`, `PORT`, `NODE_ENV=production` and `LOG_REQUESTS=0` are set), plus `ENTRY`
+ * (another entry: `dist/main.js`, `bench/naive-gateway.ts`, …), `FLAGS`
  * (node flags, space-separated), `PROF` (a directory for a --cpu-prof of that variant) and
  * `TSX=1` (a .ts entry through the tsx loader; by default one runs as `npm start` runs its entry,
  * through scripts/ts.mjs).
@@ -80,7 +80,6 @@ for (const env of variantsEnv) {
     HOST: '127.0.0.1',
     UPSTREAM_URL: serviceUrl,
     LOG_REQUESTS: '0',
-    MAX_COST: '20000',
     ...env,
   });
   const url = `http://127.0.0.1:${port}`;

@@ -1,8 +1,8 @@
 /**
  * Peers: commerce-gateway against the gateways people would use instead, side by side in one
  * run, all over the same embedded service (its own process, demo store seeded):
- *   - ours: `src/main.ts` with UPSTREAM_URL, NODE_ENV=production, every feature on (MAX_COST
- *     raised to 20,000 to admit the wide page); request logs off, and again with logs on (the
+ *   - ours: `src/main.ts` with UPSTREAM_URL, NODE_ENV=production, every feature on with its
+ *     default limits; request logs off, and again with logs on (the
  *     production default) to price them; `ours-yoga` (not in the default list) is ours with the
  *     node:http fast path off, every request through Yoga's Fetch adapter, `ours-nometrics` ours
  *     with METRICS=0, `ours-tsx` ours through the tsx loader (`npm start` and every entry here
@@ -207,9 +207,6 @@ async function main(): Promise<void> {
         FAST_PATH: peer === 'ours-yoga' ? '0' : '1',
         // ours-nometrics: the Prometheus metrics off, to price them.
         METRICS: peer === 'ours-nometrics' ? '0' : '1',
-        // armor's cost counts first × fields: the wide page (about 6,200) is over the default
-        // 5,000. Every limit stays on; this one is raised to admit the page.
-        MAX_COST: '20000',
       });
     } else if (peer === 'naive') {
       child = start(launch('bench/naive-gateway.ts', true), {

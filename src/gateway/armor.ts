@@ -1,38 +1,28 @@
 /**
  * Defences against abusive and forged requests, all applied before any resolver (and so before
  * any upstream call) runs. Here, the limits on the document: graphql-armor's depth, alias,
- * token, directive and cost limits with explicit values, refused with a message naming the
- * limit and its maximum; a name length limit; introspection and field suggestions switchable.
- * createSecurityPlugins puts them together with the checks of the request itself
- * (./request-checks.ts: CSRF prevention, request shape) and the shaping of every error a client
- * receives (./error-answers.ts: a code on each, a bounded echo); securityYogaOptions gives the
- * Yoga request options (body size, no batching, no multipart). Limits that need the variables'
- * values: ./operation-limits.ts.
+ * token and directive limits with explicit values, and our own cost limit (./query-cost.ts:
+ * upstream calls, rows and values, page sizes from `first`/`last`), each refused with a message
+ * naming the limit and what was measured; a name length limit; introspection and field
+ * suggestions switchable. createSecurityPlugins puts them together with the checks of the
+ * request itself (./request-checks.ts: CSRF prevention, request shape) and the shaping of every
+ * error a client receives (./error-answers.ts: a code on each, a bounded echo);
+ * securityYogaOptions gives the Yoga request options (body size, no batching, no multipart).
+ * Limits that need the variables' values: ./operation-limits.ts.
+ *
+ * graphql-armor's own cost limit is not used: it reads no schema (it cannot know that a field
+ * fetches, or that `first: 1000` is ten calls of 100 rather than a thousand times a selection),
+ * takes no cost function, and its multiplier of `first` × every field at every level refused
+ * the largest page the planner serves.
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { type CostLimitOptions, costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
-import {
-  type ASTVisitor,
-  BREAK,
-  type DocumentNode,
-  GraphQLError,
-  type GraphQLSchema,
-  Kind,
-  NoSchemaIntrospectionCustomRule,
-  type ValidationContext,
-  type ValidationRule,
-  validate,
-  visit,
-} from 'graphql';
+import { type ASTVisitor, GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import {
-  BadUserInputError,
-  type GatewayErrorCode,
-  QueryTooComplexError,
-} from '../upstream/errors.ts';
+import { type GatewayErrorCode, QueryTooComplexError } from '../upstream/errors.ts';
 import { DEFAULT_PAGING_LIMITS } from '../upstream/index.ts';
 import { errorCodesPlugin, errorEchoPlugin } from './error-answers.ts';
+import { costModelOptions, createCostRule } from './query-cost.ts';
 import { csrfPreventionPlugin, requestShapePlugin } from './request-checks.ts';
 
 // The echo bound stands beside the name length limit in the README's table of defences.
@@ -49,8 +39,10 @@ export interface QueryLimits {
   /** Directives per operation. Default 20. */
   maxDirectives: number;
   /**
-   * graphql-armor cost (objects 2, scalars 1, ×1.5 per level, × `first`/`last`). Default 5,000.
-   * Page sizes given as variables are judged with their values (./operation-limits.ts).
+   * The cost of an operation (./query-cost.ts), in rows: each upstream call 50, each row 1 and
+   * each value 0.05, page sizes from `first`/`last` and list lengths from the arguments, the
+   * variables' values included (./operation-limits.ts). Default 5,000: a page of 1,000 with
+   * some 70 values a row, or 100 upstream calls.
    */
   maxCost: number;
   /**
@@ -86,7 +78,7 @@ export interface SecurityOptions {
 export const QUERY_REJECTED_CODE: GatewayErrorCode = 'QUERY_TOO_COMPLEX';
 
 /** The limits graphql-armor judges on the document alone. */
-type LimitName = Exclude<keyof QueryLimits, 'maxListItems'>;
+type LimitName = Exclude<keyof QueryLimits, 'maxListItems' | 'maxCost'>;
 
 /**
  * What a refused document is told, by limit: the measure and the maximum, in words. Armor's own
@@ -94,9 +86,6 @@ type LimitName = Exclude<keyof QueryLimits, 'maxListItems'>;
  * them (armor 3 says "…, found N."), and left out if a later armor words it differently.
  */
 const REJECTIONS: Record<LimitName, (maximum: number, found: number | undefined) => string> = {
-  maxCost: (maximum, found) =>
-    `Query cost ${found ?? 'above the maximum'} exceeds the maximum cost ${maximum}: select ` +
-    'fewer fields, or ask for smaller pages (first/last multiply the cost of what they select)',
   maxDepth: (maximum, found) =>
     `Query depth ${found ?? 'above the maximum'} exceeds the maximum depth ${maximum}`,
   maxAliases: (maximum, found) =>
@@ -107,52 +96,15 @@ const REJECTIONS: Record<LimitName, (maximum: number, found: number | undefined)
 };
 
 /**
- * A `first`/`last` literal above the connection maximum in the document, if any: armor's cost
- * counts it as a multiplier, so such a document is refused for its cost before the planner
- * could say that the page size itself is the problem.
- */
-function pageSizeOverMaximum(
-  context: ValidationContext | null,
-  maxFirst: number,
-): { name: string; value: number } | undefined {
-  if (context === null) return undefined;
-  let found: { name: string; value: number } | undefined;
-  visit(context.getDocument(), {
-    Argument(node) {
-      if (found !== undefined) return BREAK;
-      if (
-        (node.name.value === 'first' || node.name.value === 'last') &&
-        node.value.kind === Kind.INT
-      ) {
-        const value = Number(node.value.value);
-        if (value > maxFirst) found = { name: node.name.value, value };
-      }
-      return undefined;
-    },
-  });
-  return found;
-}
-
-/**
  * Rewrites armor's rejection in place (it is the error armor then throws): a message that says
  * which limit and by how much, the stable code, and `extensions.limit` / `maximum`. Only the
  * refusal path runs this.
  */
-function tagRejection(limit: LimitName, limits: QueryLimits, maxFirst: number) {
-  const callback: GraphQLArmorRejectCallback = (context, error) => {
+function tagRejection(limit: LimitName, limits: QueryLimits) {
+  const callback: GraphQLArmorRejectCallback = (_context, error) => {
     // GraphQLError.extensions is a plain object Yoga itself fills in; set our code first so
     // Yoga's `||=` defaults keep it.
     const extensions = error.extensions as Record<string, unknown>;
-    const oversized = limit === 'maxCost' ? pageSizeOverMaximum(context, maxFirst) : undefined;
-    if (oversized !== undefined) {
-      // The same words and code as the planner's refusal of a variable `first`.
-      error.message = `\`${oversized.name}\` may be at most ${maxFirst}, got ${oversized.value}`;
-      Object.assign(
-        extensions,
-        new BadUserInputError(error.message, { field: oversized.name }).extensions,
-      );
-      return;
-    }
     const found = /found (\d+(?:\.\d+)?)/.exec(error.message)?.[1];
     error.message = REJECTIONS[limit](
       limits[limit],
@@ -166,68 +118,45 @@ function tagRejection(limit: LimitName, limits: QueryLimits, maxFirst: number) {
   return callback;
 }
 
-function armorOptions(limit: LimitName, limits: QueryLimits, maxFirst: number) {
+function armorOptions(limit: LimitName, limits: QueryLimits) {
   return {
     exposeLimits: true,
-    onReject: [tagRejection(limit, limits, maxFirst)],
+    onReject: [tagRejection(limit, limits)],
     propagateOnRejection: true,
   };
 }
 
-function costOptions(limits: QueryLimits, maxFirst: number): CostLimitOptions {
-  return {
-    ...armorOptions('maxCost', limits, maxFirst),
-    maxCost: limits.maxCost,
-    objectCost: 2,
-    scalarCost: 1,
-    depthCostFactor: 1.5,
-    ignoreIntrospection: true,
-    flattenFragments: true,
-  };
-}
-
 /**
- * The cost limit on its own, as armor judges it during validation and with the same refusal:
- * the refusing GraphQLError, or undefined when the document's cost is within the maximum. For
- * documents whose page sizes were variables, given with the values written in
- * (./operation-limits.ts), so they are judged exactly as the same document written literally.
+ * graphql-armor's limits (tokens while parsing; then directives, aliases, depth), then ours on
+ * cost: a document over several limits is told the first. Depth before cost, so the cost is
+ * only ever measured on a document at most maxDepth deep.
  */
-export function createCostJudge(
-  limits: Partial<QueryLimits> = {},
-  maxFirst: number = DEFAULT_PAGING_LIMITS.maxFirst,
-): (schema: GraphQLSchema, document: DocumentNode) => GraphQLError | undefined {
-  // armor types its rule against graphql 16's ValidationContext; graphql 17 runs it the same.
-  const rule = costLimitRule(
-    costOptions(resolveQueryLimits(limits), maxFirst),
-  ) as unknown as ValidationRule;
-  return (schema, document) => {
-    try {
-      validate(schema, document, [rule]);
-      return undefined;
-    } catch (error) {
-      if (error instanceof GraphQLError) return error;
-      throw error;
-    }
-  };
-}
-
-function armorPlugin(limits: QueryLimits, maxFirst: number): Plugin {
-  const common = (limit: LimitName) => armorOptions(limit, limits, maxFirst);
-  return EnvelopArmorPlugin({
-    maxDepth: {
-      ...common('maxDepth'),
-      n: limits.maxDepth,
-      flattenFragments: true,
-      ignoreIntrospection: true,
+function limitPlugins(limits: QueryLimits, maxFirst: number): Plugin[] {
+  const common = (limit: LimitName) => armorOptions(limit, limits);
+  const costRule = createCostRule(limits.maxCost, costModelOptions(maxFirst));
+  return [
+    EnvelopArmorPlugin({
+      maxDepth: {
+        ...common('maxDepth'),
+        n: limits.maxDepth,
+        flattenFragments: true,
+        ignoreIntrospection: true,
+      },
+      maxAliases: { ...common('maxAliases'), n: limits.maxAliases, allowList: [] },
+      maxTokens: { ...common('maxTokens'), n: limits.maxTokens },
+      maxDirectives: { ...common('maxDirectives'), n: limits.maxDirectives },
+      // Ours instead (./query-cost.ts), added below.
+      costLimit: { enabled: false },
+      // Suggestions ("Did you mean …?") reveal the schema; they are masked whenever
+      // introspection is off, via the separate plugin below, so armor's own switch stays off.
+      blockFieldSuggestion: { enabled: false },
+    }) as Plugin,
+    {
+      onValidate({ addValidationRule }) {
+        addValidationRule(costRule);
+      },
     },
-    maxAliases: { ...common('maxAliases'), n: limits.maxAliases, allowList: [] },
-    maxTokens: { ...common('maxTokens'), n: limits.maxTokens },
-    maxDirectives: { ...common('maxDirectives'), n: limits.maxDirectives },
-    costLimit: costOptions(limits, maxFirst),
-    // Suggestions ("Did you mean …?") reveal the schema; they are masked whenever introspection
-    // is off, via the separate plugin below, so armor's own switch stays off here.
-    blockFieldSuggestion: { enabled: false },
-  }) as Plugin;
+  ];
 }
 
 /** Removes "Did you mean …" hints: with introspection off they would leak the schema anyway. */
@@ -304,7 +233,7 @@ export function createSecurityPlugins(options: SecurityOptions = {}): Plugin[] {
   if (options.csrfPrevention ?? true) plugins.push(csrfPreventionPlugin());
   plugins.push(requestShapePlugin(), errorCodesPlugin(), errorEchoPlugin(), nameLengthPlugin());
   plugins.push(
-    armorPlugin(
+    ...limitPlugins(
       resolveQueryLimits(options.limits),
       options.maxFirst ?? DEFAULT_PAGING_LIMITS.maxFirst,
     ),

@@ -1,6 +1,6 @@
 /**
  * The limits that depend on the variables' values, judged on every execution before anything
- * runs. graphql-armor (./armor.ts) judges the document alone, once (validation is cached), so
+ * runs. Validation (./armor.ts) judges the document alone, once (validation is cached), so
  * without this a list or a page size given as a variable passes whatever its value:
  * - the lists of an operation's arguments — literal or a variable's value, at any depth of an
  *   input object, each counted where it is used — hold at most `maxListItems` items together
@@ -10,14 +10,15 @@
  *   length and the maximum; BAD_USER_INPUT rather than QUERY_TOO_COMPLEX because it is a value
  *   out of range, like a `first` above PAGING_MAX_FIRST or a 101-value `in` filter, which the
  *   client fixes in its variables, not in its document;
- * - a document whose `first`/`last` are variables is costed by armor's own cost rule with their
- *   values written in (./armor.ts createCostJudge), so it is refused exactly as the same
- *   document written literally: same code, same message, no upstream call.
+ * - a document whose `first`/`last` or sizing lists (`ids`, `representations`) are variables is
+ *   costed (./query-cost.ts) with their values, where validation counted them as 0, so it is
+ *   refused exactly as the same document written literally: same code, same message, no
+ *   upstream call.
  *
  * What a document needs is worked out once per schema (the typed schema is swapped on refresh),
  * document (Yoga's parse cache hands out one object per text) and operation; cost verdicts are
- * kept per page-size values. A document without list-typed variables or variable page sizes
- * costs a few map lookups a request.
+ * kept per combination of the variables' sizes. A document without list-typed variables or
+ * variable sizes costs a few map lookups a request.
  *
  * The plugin wraps the execute function it is given, so it must come after jitPlugin: compiled
  * and normal execution, on the fast path or Yoga's, all run behind it.
@@ -45,7 +46,14 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { BadUserInputError } from '../upstream/errors.ts';
-import { createCostJudge, type QueryLimits, resolveQueryLimits } from './armor.ts';
+import { type QueryLimits, resolveQueryLimits } from './armor.ts';
+import {
+  costModelOptions,
+  costRefusal,
+  measureOperationCost,
+  sizingListArgument,
+  type VariableSizes,
+} from './query-cost.ts';
 
 export interface OperationLimitsOptions {
   /** The query limits (maxListItems, maxCost); defaults in ./armor.ts. */
@@ -86,8 +94,11 @@ interface Plan {
   lists: ListUse[];
   /** Variables given as `first`/`last`. */
   sizes: string[];
-  /** Default values of those variables, by name. */
+  /** Variables given as the list that sizes a field (`ids`, `representations`). */
+  sizingLists: string[];
+  /** Default values of the variables, by name. */
   defaults: Map<string, ValueNode>;
+  fragments: Map<string, FragmentDefinitionNode>;
   /** Cost refusals (or null: within the maximum) by the page sizes' values. */
   verdicts: Map<string, { message: string; extensions: Record<string, unknown> } | null>;
 }
@@ -189,7 +200,9 @@ function plan(
     literal: { total: 0, longest: undefined },
     lists: [],
     sizes: [],
+    sizingLists: [],
     defaults: new Map(),
+    fragments,
     verdicts: new Map(),
   };
   const pending: FragmentDefinitionNode[] = [];
@@ -217,9 +230,14 @@ function plan(
         const directive = typeInfo.getDirective();
         owner = directive ? `@${directive.name}` : (typeInfo.getFieldDef()?.name ?? '');
         const name = node.name.value;
-        if ((name === 'first' || name === 'last') && node.value.kind === Kind.VARIABLE) {
+        if (node.value.kind === Kind.VARIABLE) {
           const variable = node.value.name.value;
-          if (!result.sizes.includes(variable)) result.sizes.push(variable);
+          const field = directive ? null : typeInfo.getFieldDef();
+          if (name === 'first' || name === 'last') {
+            if (!result.sizes.includes(variable)) result.sizes.push(variable);
+          } else if (field && sizingListArgument(field) === name) {
+            if (!result.sizingLists.includes(variable)) result.sizingLists.push(variable);
+          }
         }
       },
       leave() {
@@ -273,17 +291,32 @@ function plan(
   return result;
 }
 
-/** An integer page size that multiplies the cost (armor counts 1 for anything else). */
+/** A page size as the planner reads it: an integer, or undefined (the default page). */
 function pageSize(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value > 1 && value <= MAX_INT
-    ? value
+  return typeof value === 'number' && Number.isInteger(value) && value <= MAX_INT
+    ? Math.max(0, value)
     : undefined;
+}
+
+/** A variable's value as execution reads it: given, else its default, else undefined. */
+function given(found: Plan, variables: Record<string, unknown>, name: string): unknown {
+  if (Object.hasOwn(variables, name)) return variables[name];
+  const fallback = found.defaults.get(name);
+  if (fallback?.kind === Kind.INT) return Number(fallback.value);
+  if (fallback?.kind === Kind.LIST) return fallback.values;
+  return undefined;
+}
+
+/** A sizing list's length: its items, 1 for a lone value (coerced to a list of one), or 0. */
+function listLength(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  return value === null || value === undefined ? 0 : 1;
 }
 
 export function operationLimitsPlugin(options: OperationLimitsOptions = {}): Plugin {
   const limits = resolveQueryLimits(options.limits);
   const max = limits.maxListItems;
-  const judgeCost = createCostJudge(limits, options.maxFirst);
+  const model = costModelOptions(options.maxFirst);
   const plans = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, Plan | null>>>();
 
   const planFor = (
@@ -312,54 +345,35 @@ export function operationLimitsPlugin(options: OperationLimitsOptions = {}): Plu
     return found;
   };
 
-  /** The document with the page sizes' values written in place of their variables. */
-  const withSizes = (
-    document: DocumentNode,
-    operation: OperationDefinitionNode,
-    sizes: Map<string, number>,
-  ): DocumentNode =>
-    visit(document, {
-      // Other operations are not executed; armor judged them as they are.
-      OperationDefinition: (node) => (node === operation ? undefined : null),
-      Argument(node) {
-        const name = node.name.value;
-        if ((name !== 'first' && name !== 'last') || node.value.kind !== Kind.VARIABLE) {
-          return undefined;
-        }
-        const size = sizes.get(node.value.name.value);
-        return size === undefined
-          ? undefined
-          : { ...node, value: { kind: Kind.INT, value: String(size) } };
-      },
-    });
-
-  const costRefusal = (
+  const costRefusalOf = (
     schema: GraphQLSchema,
-    document: DocumentNode,
     found: Plan,
     variables: Record<string, unknown>,
   ): GraphQLError | undefined => {
     let key = '';
-    let sizes: Map<string, number> | undefined;
-    for (const name of found.sizes) {
-      let value: unknown;
-      if (Object.hasOwn(variables, name)) value = variables[name];
-      else {
-        const fallback = found.defaults.get(name);
-        if (fallback?.kind === Kind.INT) value = Number(fallback.value);
-      }
-      const size = pageSize(value);
-      key += `${size ?? ''},`;
-      if (size !== undefined) {
-        sizes ??= new Map();
-        sizes.set(name, size);
+    for (const name of found.sizes) key += `${pageSize(given(found, variables, name)) ?? ''},`;
+    if (found.sizingLists.length > 0) {
+      key += ';';
+      for (const name of found.sizingLists) {
+        key += `${listLength(given(found, variables, name))},`;
       }
     }
-    // No page size above 1: the document's cost is what armor already judged.
-    if (sizes === undefined) return undefined;
     let verdict = found.verdicts.get(key);
     if (verdict === undefined) {
-      const refused = judgeCost(schema, withSizes(document, found.operation, sizes));
+      const sizes = new Map<string, number | undefined>();
+      for (const name of found.sizes) sizes.set(name, pageSize(given(found, variables, name)));
+      for (const name of found.sizingLists) {
+        sizes.set(name, listLength(given(found, variables, name)));
+      }
+      const sizeOf: VariableSizes = (name) => sizes.get(name);
+      const cost = measureOperationCost(
+        schema,
+        found.operation,
+        (name) => found.fragments.get(name),
+        sizeOf,
+        model,
+      );
+      const refused = costRefusal(cost, limits.maxCost, model.maxFirst);
       verdict =
         refused === undefined
           ? null
@@ -392,7 +406,9 @@ export function operationLimitsPlugin(options: OperationLimitsOptions = {}): Plu
         if (tally.total > max) return refusal(tally, max);
       }
     }
-    return found.sizes.length === 0 ? undefined : costRefusal(schema, document, found, variables);
+    return found.sizes.length === 0 && found.sizingLists.length === 0
+      ? undefined
+      : costRefusalOf(schema, found, variables);
   };
 
   return {

@@ -63,6 +63,8 @@ export function cartChangePayload<Change extends CartChange>(
           'error, when the write happened but the cart could not be read: do not repeat the ' +
           'write.',
         resolve: (change, _args, context) => changedCart(context, change),
+        // One GET: the query cost counts it (src/gateway/query-cost.ts).
+        extensions: { upstreamCalls: 1 },
       }),
     }),
   });

@@ -101,6 +101,8 @@ builder.node(CartRef, {
       description: 'The items of the cart with their custom discounts (one more upstream GET).',
       resolve: (cart, _args, context) =>
         cart.preloadedItems ?? fetchCartItems(context, cart.upstreamId),
+      // One GET per cart: the query cost counts it (src/gateway/query-cost.ts).
+      extensions: { upstreamCalls: 1 },
     }),
   }),
 });

@@ -188,6 +188,8 @@ const CreateCustomerTokenPayload = builder
           });
           return toCustomer(expectResource(response));
         },
+        // One GET: the query cost counts it (src/gateway/query-cost.ts).
+        extensions: { upstreamCalls: 1 },
       }),
     }),
   });

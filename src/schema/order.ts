@@ -185,6 +185,8 @@ builder.node(OrderRef, {
         'read or represented.',
       // Checkout's answer carries them (no GET then): a guest's token may not read the order.
       resolve: (order, _args, context) => order.items ?? fetchOrderItems(context, order.upstreamId),
+      // One GET per order: the query cost counts it (src/gateway/query-cost.ts).
+      extensions: { upstreamCalls: 1 },
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),

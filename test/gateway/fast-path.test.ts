@@ -262,8 +262,7 @@ function corpus(): Case[] {
       name: 'too costly',
       headers: good,
       body: {
-        query:
-          '{ orders(first: 1000) { nodes { id status total { amount currency formatted } } } }',
+        query: '{ orders(first: 1000) { nodes { id status items { name } } } }',
       },
     },
     {
@@ -315,7 +314,7 @@ function corpus(): Case[] {
       headers: good,
       body: {
         query:
-          'query($n: Int) { a: orders(first: $n) { nodes { id status } } b: orders(last: $n) { nodes { id } } }',
+          'query($n: Int) { a: orders(first: $n) { nodes { id items { name } } } b: orders(last: $n) { nodes { id } } }',
         variables: { n: 1000 },
       },
     },

@@ -9,6 +9,7 @@ import {
   QUERY_REJECTED_CODE,
   securityYogaOptions,
 } from '../../src/gateway/armor.ts';
+import { ASSUMED_LIST_SIZE, COST_WEIGHTS } from '../../src/gateway/query-cost.ts';
 
 // A toy recursive schema: the defences are schema-independent, and counting resolver calls
 // proves a refused document never reached execution (so never an upstream call).
@@ -114,7 +115,7 @@ describe('query limits', () => {
     [
       'maxCost',
       `{ root { ${'children { '.repeat(7)}${'name '.repeat(400)}${' }'.repeat(7)} } }`,
-      /^Query cost \d+ exceeds the maximum cost 5000: select fewer fields, or ask for smaller pages/,
+      /^Query cost \d+ exceeds the maximum cost 5000 \(1 upstream call, \d+ rows, \d+ values; the costliest field is Node\.children at \d+\): select fewer fields, or ask for smaller pages/,
     ],
   ];
   for (const [limit, query, message] of cases) {
@@ -136,15 +137,38 @@ describe('query limits', () => {
   }
 
   it('names the cost it measured', async () => {
-    // armor's cost: objects 2, scalars 1, each level's children × 1.5.
-    let expected = 500;
-    for (let level = 0; level < 6; level++) expected = 2 + 1.5 * expected;
+    // The root field is one upstream call; `children`, a list no argument sizes, is taken to
+    // hold ASSUMED_LIST_SIZE at each level; `name` repeated is one field, as execution merges it.
+    const size = ASSUMED_LIST_SIZE;
+    let rows = 0;
+    let values = 1;
+    for (let level = 1; level <= 5; level++) {
+      values += size ** (level - 1);
+      rows += size ** level;
+    }
+    values += size ** 5;
+    const expected = COST_WEIGHTS.call + rows * COST_WEIGHTS.row + values * COST_WEIGHTS.value;
     const { body } = await post(
       `{ root { ${'children { '.repeat(5)}${'name '.repeat(500)}${' }'.repeat(5)} } }`,
     );
-    const cost = Number(/^Query cost (\d+) /.exec(body.errors?.[0]?.message ?? '')?.[1]);
+    const message = body.errors?.[0]?.message ?? '';
+    const cost = Number(/^Query cost (\d+) /.exec(message)?.[1]);
     expect(cost).toBe(Math.ceil(expected));
     expect(cost).toBeGreaterThan(DEFAULT_QUERY_LIMITS.maxCost);
+    expect(message).toContain(`(1 upstream call, ${rows} rows, ${values} values;`);
+  });
+
+  it('a page as large as maxFirst runs, and what it selects is costed per row', async () => {
+    // `list(first:)` is sized by its argument: 1,000 rows of a few values are within the cost.
+    const within = await post(`{ list(first: 1000) { name child { name } } }`);
+    expect(within.body.errors).toBeUndefined();
+    // The same page with a list under each row: 1,000 × 10 more rows, over it.
+    const before = resolved;
+    const over = await post(`{ list(first: 1000) { name children { name } } }`);
+    expect(over.body.errors?.[0]?.message).toMatch(
+      /^Query cost \d+ exceeds the maximum cost 5000 \(10 upstream calls, 11000 rows, /,
+    );
+    expect(resolved).toBe(before);
   });
 
   it('a literal first/last above the maximum page size is refused as that, not as cost', async () => {

@@ -927,7 +927,7 @@ function buildCases(): Case[] {
   add({
     name: 'a page size by default value: $n: Int = 1000',
     request: gql(
-      `query($n: Int = 1000) { ${Array.from({ length: 3 }, (_, i) => `a${i}: customApis(first: $n) { nodes { name apiType createdAt } }`).join(' ')} }`,
+      `query($n: Int = 1000) { ${Array.from({ length: 5 }, (_, i) => `a${i}: customApis(first: $n) { nodes { name apiType createdAt } }`).join(' ')} }`,
     ),
     code: 'QUERY_TOO_COMPLEX',
   });
@@ -954,11 +954,44 @@ function buildCases(): Case[] {
     request: gql('query($n: Int) { orders(first: $n) { totalCount } }', { n: huge }),
     code: 'BAD_USER_INPUT',
   });
+  // Fan-out under a page: each is refused for its cost before any upstream call.
+  add({
+    name: 'one GET per order under a page of 1,000',
+    request: gql('{ orders(first: 1000) { nodes { upstreamId items { name quantity } } } }'),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'one GET per order under a page of 100 given as a variable',
+    request: gql('query($n: Int) { orders(first: $n) { nodes { items { name } } } }', { n: 100 }),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'one GET per cart under a page of carts',
+    request: gql('{ viewer { carts(first: 1000) { nodes { name items { name } } } } }'),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'a connection inside a connection, 1,000 × 1,000',
+    request: gql(
+      'query($n: Int!) { customApis(first: $n) { nodes { entries(first: $n) { nodes { upstreamId } } } } }',
+      { n: 1000 },
+    ),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  add({
+    name: 'fifteen aliases of a page of 1,000',
+    request: gql(
+      `query($n: Int) { ${Array.from({ length: 15 }, (_, i) => `a${i}: orders(first: $n) { nodes { upstreamId } }`).join(' ')} }`,
+      { n: 1000 },
+    ),
+    code: 'QUERY_TOO_COMPLEX',
+  });
+  // Carts have no lookup by a list of ids: each is one GET, which the call budget stops at 50.
   add({
     name: 'more upstream calls than the budget',
-    request: gql(
-      `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: customApis(first: 1000) { totalCount }`).join(' ')} }`,
-    ),
+    request: gql('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', {
+      ids: Array.from({ length: 60 }, (_, i) => Buffer.from(`Cart:${uuid(i)}`).toString('base64')),
+    }),
     judged: false,
   });
 

@@ -167,13 +167,84 @@ for (const [fastPath, jit] of [
       expect(byDefault.body).toEqual(literal.body);
       // last, in a fragment: the same measure as the same fragment written literally.
       const single = await refused(
-        `{ ...page } fragment page on Query { orders(last: 1000) ${PAGE} }`,
+        `{ ...page } fragment page on Query { ${aliases(5, `orders(last: 1000) ${PAGE}`)} }`,
       );
       const fragment = await refused(
-        `query($n: Int!) { ...page } fragment page on Query { orders(last: $n) ${PAGE} }`,
+        `query($n: Int!) { ...page } fragment page on Query { ${aliases(5, `orders(last: $n) ${PAGE}`)} }`,
         { n: 1000 },
       );
       expect(fragment.body).toEqual(single.body);
+      // What was measured: ten calls and 1,000 rows of four values each, five times over.
+      expect(literal.error.message).toBe(
+        'Query cost 8501 exceeds the maximum cost 5000 (50 upstream calls, 5000 rows, 20010 ' +
+          'values; the costliest field is Query.orders at 7501): select fewer fields, or ask for ' +
+          'smaller pages (first/last multiply the cost of what they select)',
+      );
+    });
+
+    it('the largest page runs under the default limits, literal or in variables', async () => {
+      for (const [query, variables] of [
+        ['{ orders(first: 1000) { nodes { upstreamId } } }', undefined],
+        ['query($n: Int) { orders(last: $n) { nodes { upstreamId } } }', { n: 1000 }],
+        [`query($n: Int = 1000) { orders(first: $n) ${PAGE} }`, undefined],
+      ] as const) {
+        const before = v2Calls(stack).length;
+        const result = await stack.graphql(query, variables);
+        expect(result.body.errors).toBeUndefined();
+        expect(result.body.data.orders.nodes).toHaveLength(1_000);
+        expect(v2Calls(stack).length - before).toBe(10);
+      }
+      // Three such pages in one operation: 30 calls, within UPSTREAM_CALL_BUDGET.
+      const three = await stack.graphql(
+        `query($n: Int) { ${aliases(3, 'orders(first: $n) { nodes { upstreamId } }')} }`,
+        { n: 1000 },
+      );
+      expect(three.body.errors).toBeUndefined();
+      expect(three.body.data.a2.nodes).toHaveLength(1_000);
+    });
+
+    it('fan-out under a page is refused before any upstream call, naming the field', async () => {
+      // One GET per order for its items: 1,000 pages' worth of calls.
+      const items = await refused(
+        '{ orders(first: 1000) { nodes { upstreamId items { name } } } }',
+      );
+      expect(items.error.extensions).toEqual({
+        code: 'QUERY_TOO_COMPLEX',
+        limit: 'maxCost',
+        maximum: 5000,
+      });
+      expect(items.error.message).toMatch(
+        /^Query cost \d+ exceeds the maximum cost 5000 \(1010 upstream calls, .*; the costliest field is Order\.items at \d+\)/,
+      );
+      const variable = await refused(
+        'query($n: Int) { orders(first: $n) { nodes { upstreamId items { name } } } }',
+        { n: 1000 },
+      );
+      expect(variable.body).toEqual(items.body);
+      // 101 calls already: twice the call budget.
+      const hundred = await refused('{ orders(first: 100) { nodes { items { name } } } }');
+      expect(hundred.error.message).toContain('(101 upstream calls,');
+      // A connection inside a connection: 1,000 × 10 calls.
+      const nested = await refused(
+        'query($n: Int) { customApis(first: $n) { nodes { entries(first: $n) { nodes { id } } } } }',
+        { n: 1000 },
+      );
+      expect(nested.error.message).toMatch(
+        /\(10010 upstream calls, 1001000 rows, .*; the costliest field is CustomApi\.entries /,
+      );
+      // The most aliases a document may have, each a page of 1,000.
+      const wide = await refused(
+        `query($n: Int) { ${aliases(15, 'orders(first: $n) { nodes { upstreamId } }')} }`,
+        { n: 1000 },
+      );
+      expect(wide.error.message).toContain('(150 upstream calls, 15000 rows,');
+      // Fragments selecting the same page twice run it once, and are costed once.
+      const twice = await stack.graphql(
+        `query($n: Int) { ...a ...b } fragment a on Query { orders(first: $n) { nodes { upstreamId } } } fragment b on Query { orders(first: $n) { nodes { upstreamId status } } }`,
+        { n: 1000 },
+      );
+      expect(twice.body.errors).toBeUndefined();
+      expect(twice.body.data.orders.nodes).toHaveLength(1_000);
     });
 
     it('a variable page size above PAGING_MAX_FIRST says so, as the literal one does', async () => {

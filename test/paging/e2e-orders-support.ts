@@ -6,12 +6,19 @@
  * checking every page on the way and every request that reached the service.
  *
  * Many walks advance in lockstep: each GraphQL request carries one aliased `orders` field per
- * walk still running, each with its own cursor and arguments. Every field is planned and paged
- * independently by the gateway, exactly as it would be alone in a request; sharing the request
- * only saves the client-to-gateway round trips, which is what lets the whole matrix of
- * 25,000-record walks (pages of 1 included) run in the default suite.
+ * walk still running (as many as the gateway's default limits admit in one operation), each
+ * with its own cursor and arguments. Every field is planned and paged independently by the
+ * gateway, exactly as it would be alone in a request; sharing the request only saves the
+ * client-to-gateway round trips, which is what lets the whole matrix of 25,000-record walks
+ * (pages of 1 included) run in the default suite. The gateway runs with its default limits
+ * throughout: pages of 1,000 are what PAGING_MAX_FIRST promises.
  */
+import { type FragmentDefinitionNode, getOperationAST, Kind, parse } from 'graphql';
 import { expect } from 'vitest';
+import { DEFAULT_QUERY_LIMITS } from '../../src/gateway/armor.ts';
+import { costModelOptions, measureOperationCost } from '../../src/gateway/query-cost.ts';
+import { schema } from '../../src/schema/index.ts';
+import { DEFAULT_CALL_BUDGET } from '../../src/upstream/budget.ts';
 import { type SendAttempt, sendUpstreamAttempt } from '../../src/upstream/client.ts';
 import { type Stack, startStack } from '../support/harness.ts';
 
@@ -73,12 +80,7 @@ async function readAllOrders(stack: Stack): Promise<Key[]> {
   return keys;
 }
 
-/**
- * Starts the seeded stack. The gateway's call budget and cost limit are raised so that one
- * request can carry several walks of `first: 1000` (10–11 calls each, and a cost of about
- * 33,000 each: page sizes in variables are costed with their values); every other limit is the
- * default.
- */
+/** Starts the seeded stack; the gateway has every default limit. */
 export async function startOrdersStack(): Promise<OrdersStack> {
   let inFlight = 0;
   let maxInFlight = 0;
@@ -94,7 +96,7 @@ export async function startOrdersStack(): Promise<OrdersStack> {
   const stack = await startStack({
     seed: true,
     seedOptions: { orders: ORDERS },
-    gateway: { callBudget: 200, queryLimits: { maxCost: 1_000_000 }, send },
+    gateway: { send },
   });
   const all = await readAllOrders(stack);
   let maxOffset = 0;
@@ -203,6 +205,37 @@ fragment page on OrderConnection {
 }
 
 /**
+ * Walks of pages of `size` one request may carry within the default limits: a page costs at
+ * most ceil(size / 100) + 1 upstream calls (one more in the keyset region) of
+ * DEFAULT_CALL_BUDGET, and the document's cost, as the gateway measures it, stays within
+ * DEFAULT_QUERY_LIMITS.maxCost.
+ */
+function walksPerRequest(size: number): number {
+  const withinCost = (count: number) => {
+    const document = parse(walkDocument(count));
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const definition of document.definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+        fragments.set(definition.name.value, definition);
+      }
+    }
+    const operation = getOperationAST(document);
+    if (!operation) throw new Error('no operation');
+    const { cost } = measureOperationCost(
+      schema,
+      operation,
+      (name) => fragments.get(name),
+      () => size,
+      costModelOptions(),
+    );
+    return cost <= DEFAULT_QUERY_LIMITS.maxCost;
+  };
+  let count = Math.min(12, Math.floor(DEFAULT_CALL_BUDGET / (Math.ceil(size / 100) + 1)));
+  while (count > 1 && !withinCost(count)) count--;
+  return count;
+}
+
+/**
  * Walks every connection of `specs` to its end, in lockstep, and returns the ids of each in
  * connection order. Every page is checked as a client relies on it: the total is the whole
  * list, every page but the last is full, the flag in the walk's direction says whether more
@@ -215,56 +248,60 @@ export async function walkAll(
   const pages: string[][][] = specs.map(() => []);
   const cursors: (string | null)[] = specs.map(() => null);
   let running = specs.map((_, i) => i);
+  const perRequest = walksPerRequest(Math.max(...specs.map((spec) => spec.size)));
   const documents = new Map<number, string>();
   while (running.length > 0) {
-    let document = documents.get(running.length);
-    if (document === undefined) {
-      document = walkDocument(running.length);
-      documents.set(running.length, document);
-    }
-    const variables: Record<string, unknown> = {};
-    running.forEach((walk, slot) => {
-      const spec = specs[walk] as WalkSpec;
-      variables[`sortKey${slot}`] = SORT_ENUM[spec.sortKey];
-      variables[`reverse${slot}`] = spec.reverse;
-      if (spec.backward) {
-        variables[`last${slot}`] = spec.size;
-        variables[`before${slot}`] = cursors[walk];
-      } else {
-        variables[`first${slot}`] = spec.size;
-        variables[`after${slot}`] = cursors[walk];
-      }
-    });
-    const result = await orders.stack.graphql(document, variables);
-    if (result.status !== 200 || result.body.errors) {
-      throw new Error(
-        `walk request failed: ${result.status} ${JSON.stringify(result.body.errors)}`,
-      );
-    }
     const still: number[] = [];
-    running.forEach((walk, slot) => {
-      const spec = specs[walk] as WalkSpec;
-      const page = result.body.data[`w${slot}`] as Page;
-      const ids = page.edges.map((e) => e.node.upstreamId);
-      (pages[walk] as string[][]).push(ids);
-      const more = spec.backward ? page.pageInfo.hasPreviousPage : page.pageInfo.hasNextPage;
-      if (
-        page.totalCount !== ORDERS ||
-        (more && ids.length !== spec.size) ||
-        page.pageInfo.startCursor !== (page.edges[0]?.cursor ?? null) ||
-        page.pageInfo.endCursor !== (page.edges.at(-1)?.cursor ?? null)
-      ) {
+    for (let from = 0; from < running.length; from += perRequest) {
+      const batch = running.slice(from, from + perRequest);
+      let document = documents.get(batch.length);
+      if (document === undefined) {
+        document = walkDocument(batch.length);
+        documents.set(batch.length, document);
+      }
+      const variables: Record<string, unknown> = {};
+      batch.forEach((walk, slot) => {
+        const spec = specs[walk] as WalkSpec;
+        variables[`sortKey${slot}`] = SORT_ENUM[spec.sortKey];
+        variables[`reverse${slot}`] = spec.reverse;
+        if (spec.backward) {
+          variables[`last${slot}`] = spec.size;
+          variables[`before${slot}`] = cursors[walk];
+        } else {
+          variables[`first${slot}`] = spec.size;
+          variables[`after${slot}`] = cursors[walk];
+        }
+      });
+      const result = await orders.stack.graphql(document, variables);
+      if (result.status !== 200 || result.body.errors) {
         throw new Error(
-          `${walkName(spec)}: bad page ${pages[walk]?.length}: ${JSON.stringify({
-            totalCount: page.totalCount,
-            edges: ids.length,
-            pageInfo: page.pageInfo,
-          })}`,
+          `walk request failed: ${result.status} ${JSON.stringify(result.body.errors)}`,
         );
       }
-      cursors[walk] = spec.backward ? page.pageInfo.startCursor : page.pageInfo.endCursor;
-      if (more) still.push(walk);
-    });
+      batch.forEach((walk, slot) => {
+        const spec = specs[walk] as WalkSpec;
+        const page = result.body.data[`w${slot}`] as Page;
+        const ids = page.edges.map((e) => e.node.upstreamId);
+        (pages[walk] as string[][]).push(ids);
+        const more = spec.backward ? page.pageInfo.hasPreviousPage : page.pageInfo.hasNextPage;
+        if (
+          page.totalCount !== ORDERS ||
+          (more && ids.length !== spec.size) ||
+          page.pageInfo.startCursor !== (page.edges[0]?.cursor ?? null) ||
+          page.pageInfo.endCursor !== (page.edges.at(-1)?.cursor ?? null)
+        ) {
+          throw new Error(
+            `${walkName(spec)}: bad page ${pages[walk]?.length}: ${JSON.stringify({
+              totalCount: page.totalCount,
+              edges: ids.length,
+              pageInfo: page.pageInfo,
+            })}`,
+          );
+        }
+        cursors[walk] = spec.backward ? page.pageInfo.startCursor : page.pageInfo.endCursor;
+        if (more) still.push(walk);
+      });
+    }
     running = still;
   }
   return specs.map((spec, walk) => {

@@ -4,9 +4,12 @@
  * groups sharing one updated_at. For every sort key, both directions, forwards and backwards,
  * pages of 100, 250 and 1,000 walk the whole connection and must give exactly the ground truth
  * read straight from the REST API; no request reaching the service may carry page[offset]
- * above 10,000. Pages of 1 and 7: e2e-orders-small-pages.test.ts.
+ * above 10,000. The gateway has its default limits: a page of 1,000 runs as it is. Pages of 1
+ * and 7: e2e-orders-small-pages.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { DEFAULT_QUERY_LIMITS } from '../../src/gateway/armor.ts';
 import {
   expectSequence,
   matrix,
@@ -64,6 +67,42 @@ describe('orders connection over 25,000 seeded orders', () => {
     expect(result.body.data.orders.edges.map((e: any) => e.node.upstreamId)).toEqual(
       orders.expected('created_at', false).slice(0, 250),
     );
+  });
+
+  it('the largest page runs under the default limits: first and last 1,000, a storefront selection', async () => {
+    const { stack } = orders;
+    // The gateway of this suite has createGateway's defaults, which are the environment's.
+    expect(loadConfig({}).gateway.queryLimits?.maxCost).toBe(DEFAULT_QUERY_LIMITS.maxCost);
+    const storefront = `upstreamId status payment shipping customerName customerEmail customerId
+      createdAt updatedAt total { amount currency formatted }
+      totals { withTax { amount currency formatted } withoutTax { amount currency formatted }
+        discount { amount currency formatted } }`;
+    const byCreation = orders.expected('created_at', false);
+    const byUpdate = orders.expected('updated_at', true);
+    const pages: [string, Record<string, unknown> | undefined, string[]][] = [
+      ['{ orders(first: 1000) { nodes { upstreamId } } }', undefined, byCreation.slice(0, 1000)],
+      ['{ orders(last: 1000) { nodes { upstreamId } } }', undefined, byCreation.slice(-1000)],
+      [
+        `query($n: Int) { orders(first: $n, sortKey: UPDATED_AT, reverse: true) {
+          totalCount pageInfo { hasNextPage endCursor } edges { cursor node { ${storefront} } } } }`,
+        { n: 1000 },
+        byUpdate.slice(0, 1000),
+      ],
+    ];
+    for (const [query, variables, expected] of pages) {
+      const calls = orders.listCalls();
+      const result = await stack.graphql(query, variables);
+      expect(result.body.errors, query).toBeUndefined();
+      const nodes: { upstreamId: string }[] =
+        result.body.data.orders.nodes ??
+        result.body.data.orders.edges.map((edge: { node: { upstreamId: string } }) => edge.node);
+      expect(nodes).toHaveLength(1000);
+      expectSequence(
+        nodes.map((node) => node.upstreamId),
+        expected,
+      );
+      expect(orders.listCalls() - calls).toBe(10);
+    }
   });
 
   for (const size of [100, 250, 1000]) {
