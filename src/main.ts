@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   }
   // Tracing only when configured: the SDK is not even loaded otherwise.
   const tracing = g.tracing
-    ? await (await import('./gateway/otel.ts')).createTracerSetup(g.tracing)
+    ? await (await import('./gateway/otel.ts')).createTracerSetup(g.tracing, { logger })
     : undefined;
   const gateway = createGateway({
     upstream,

@@ -229,7 +229,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       : createMetrics(options.metrics === true ? {} : options.metrics);
   const graphqlEndpoint = options.graphqlEndpoint ?? '/graphql';
   const tracing = options.tracer
-    ? createTracing({ tracer: options.tracer, graphqlEndpoint })
+    ? createTracing({ tracer: options.tracer, graphqlEndpoint, origin: upstream.origin })
     : undefined;
   if (metrics) {
     upstream.observe(metrics.observer);

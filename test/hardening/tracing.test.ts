@@ -183,8 +183,11 @@ describe('OTEL_* configuration', () => {
     expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp' })).toEqual({
       exporter: 'otlp',
       endpoint: 'http://localhost:4318/v1/traces',
+      protocol: 'http/protobuf',
+      timeoutMs: 10_000,
       headers: {},
       serviceName: 'commerce-gateway',
+      resourceAttributes: {},
       sampler: 'parentbased_always_on',
       samplerArg: 1,
     });
@@ -196,12 +199,18 @@ describe('OTEL_* configuration', () => {
         OTEL_SERVICE_NAME: 'edge-gateway',
         OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
         OTEL_TRACES_SAMPLER_ARG: '0.25',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TIMEOUT: '2500',
+        OTEL_RESOURCE_ATTRIBUTES: 'service.name=ignored,region=eu%2Dwest,,k8s.pod.name = p-1 ',
       }),
     ).toEqual({
       exporter: 'otlp',
       endpoint: 'http://collector:4318/v1/traces',
+      protocol: 'http/json',
+      timeoutMs: 2500,
       headers: { 'x-api-key': 'abc=', tenant: 'shop' },
       serviceName: 'edge-gateway',
+      resourceAttributes: { 'service.name': 'ignored', region: 'eu-west', 'k8s.pod.name': 'p-1' },
       sampler: 'parentbased_traceidratio',
       samplerArg: 0.25,
     });
@@ -212,13 +221,37 @@ describe('OTEL_* configuration', () => {
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:9999/custom',
       })?.endpoint,
     ).toBe('http://traces:9999/custom');
+    // service.name from the resource attributes when OTEL_SERVICE_NAME is unset (the SDK's order).
+    expect(
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_RESOURCE_ATTRIBUTES: 'service.name=shop-edge' })
+        ?.serviceName,
+    ).toBe('shop-edge');
+    expect(
+      tracing({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      })?.protocol,
+    ).toBe('http/protobuf');
   });
 
   it('refuses what it does not support, with the variable named', () => {
     expect(() => tracing({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(/OTEL_TRACES_EXPORTER/);
     expect(() =>
       tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
-    ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: only http\/json/);
+    ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported; use http\/protobuf/);
+    expect(() =>
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'thrift' }),
+    ).toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http\/protobuf or http\/json/);
+    expect(() =>
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_RESOURCE_ATTRIBUTES: 'region=eu,oops' }),
+    ).toThrow(/OTEL_RESOURCE_ATTRIBUTES must be a list of key=value pairs, got "oops"/);
+    expect(() =>
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_RESOURCE_ATTRIBUTES: 'region=%E0%A4%A' }),
+    ).toThrow(/OTEL_RESOURCE_ATTRIBUTES: the value of "region" is not percent-encoded/);
+    expect(() =>
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TIMEOUT: 'soon' }),
+    ).toThrow(/OTEL_EXPORTER_OTLP_TIMEOUT/);
     expect(() => tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'maybe' })).toThrow(
       /OTEL_TRACES_SAMPLER/,
     );
