@@ -235,6 +235,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     upstream.observe(metrics.observer);
     const breaker = upstream.breaker;
     if (breaker) metrics.breakerState = () => breaker.state;
+    const refreshState = options.schemaSource?.refreshState?.bind(options.schemaSource);
+    if (refreshState) metrics.schemaRefresh = refreshState;
   }
   if (tracing) upstream.observe(tracing.observer);
   const logger = options.logger;
