@@ -113,6 +113,11 @@ export interface GatewayConfig {
    * default unset: on the gateway's port.
    */
   metricsPort?: number | undefined;
+  /**
+   * Host the metrics port binds (`METRICS_HOST`, only with `METRICS_PORT`): e.g. `127.0.0.1` for
+   * a scraper on the same machine while the gateway listens on `0.0.0.0`. Default: `HOST`.
+   */
+  metricsHost?: string | undefined;
   /** OpenTelemetry traces (README "Traces"); undefined: off. From the `OTEL_*` variables. */
   tracing?: TracingConfig | undefined;
 }
@@ -337,8 +342,21 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
       env.METRICS_PORT === undefined || env.METRICS_PORT === ''
         ? undefined
         : parsePort('METRICS_PORT', env.METRICS_PORT, 0),
+    metricsHost: metricsHostFromEnv(env),
     tracing: tracingFromEnv(env),
   };
+}
+
+/** `METRICS_HOST`: only where the metrics have a port of their own to bind. */
+function metricsHostFromEnv(env: Env): string | undefined {
+  const host = (env.METRICS_HOST ?? '').trim();
+  if (host === '') return undefined;
+  if (env.METRICS_PORT === undefined || env.METRICS_PORT === '') {
+    throw new ConfigError(
+      'METRICS_HOST needs METRICS_PORT: on the gateway’s own port the metrics share its HOST',
+    );
+  }
+  return host;
 }
 
 /**

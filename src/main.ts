@@ -152,7 +152,7 @@ async function main(): Promise<void> {
     metricsServer = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);
-      listening.listen(g.metricsPort, config.gateway.host, resolve);
+      listening.listen(g.metricsPort, g.metricsHost ?? config.gateway.host, resolve);
     });
   }
   const address = server.address();
@@ -181,7 +181,13 @@ async function main(): Promise<void> {
   if (metrics) {
     const where = metricsServer?.address();
     const metricsPort = typeof where === 'object' && where ? where.port : port;
-    console.log(`  Prometheus metrics:  http://${shownHost}:${metricsPort}/metrics`);
+    // Unauthenticated: operation names and upstream routes for anyone who reaches the port.
+    const exposed = metricsServer === undefined && !loopback;
+    const own = metricsServer && g.metricsHost;
+    const metricsHost = own ? (own.includes(':') ? `[${own}]` : own) : shownHost;
+    console.log(
+      `  Prometheus metrics:  http://${metricsHost}:${metricsPort}/metrics${exposed ? ' (public on the gateway’s port: METRICS_PORT moves them)' : ''}`,
+    );
   }
   if (demoToken !== undefined) {
     // The one token ever printed: the local demo store's own, for the person who started it.
