@@ -162,6 +162,11 @@ export interface TracingConfig {
   sampler: TracesSampler;
   /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the ratio samplers, default 1. */
   samplerArg: number;
+  /**
+   * `TRACE_GRAPHQL_DOCUMENT`: record the document as sent (`graphql.document`, its literal values
+   * included) on the request's span. Default off: a document's literals may be a customer's data.
+   */
+  graphqlDocument: boolean;
 }
 
 /** Where the typed schema's definitions come from, and how often they are re-read. */
@@ -578,5 +583,6 @@ function tracingFromEnv(env: Env): TracingConfig | undefined {
     resourceAttributes,
     sampler: sampler as TracesSampler,
     samplerArg,
+    graphqlDocument: parseBool('TRACE_GRAPHQL_DOCUMENT', env.TRACE_GRAPHQL_DOCUMENT, false),
   };
 }

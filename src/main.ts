@@ -136,7 +136,9 @@ async function main(): Promise<void> {
     metrics:
       g.metrics === false ? false : { path: g.metricsPort === undefined ? '/metrics' : false },
     ...(schemaSource ? { schemaSource } : {}),
-    ...(tracing ? { tracer: tracing.tracer } : {}),
+    ...(tracing
+      ? { tracer: tracing.tracer, traceGraphqlDocument: g.tracing?.graphqlDocument }
+      : {}),
   });
   const server: Server = createServer(createRequestListener(gateway, { fastPath: g.fastPath }));
   applyConnectionLimits(server, g.connections);

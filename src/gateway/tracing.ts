@@ -17,8 +17,8 @@
  *   `server.address`/`server.port` (the Host header, else the socket's port),
  *   `client.address` (the socket's peer: no forwarding header is trusted), `user_agent.original`,
  *   `network.protocol.version`, `http.response.status_code`, `graphql.operation.type` and
- *   `graphql.operation.name`. The document is never recorded: its literals may be a customer's
- *   values.
+ *   `graphql.operation.name`. The document (`graphql.document`) only when `graphqlDocument` is
+ *   set (TRACE_GRAPHQL_DOCUMENT): its literals may be a customer's values.
  * - each CLIENT span: `http.request.method`, `server.address`/`server.port` of the origin,
  *   `url.template` and `url.full` — the origin and the route TEMPLATE (`/v2/orders/{id}`), never
  *   the real path or query: ids, filters and a customer's values stay out of the trace, and
@@ -74,6 +74,9 @@ interface RequestSpan {
   span: Span;
   errorCode: string | undefined;
 }
+
+/** Longest document recorded (TRACE_GRAPHQL_DOCUMENT), characters. */
+const MAX_DOCUMENT = 8192;
 
 /** Header values kept in spans are cut here: a client chooses them. */
 const MAX_HEADER_VALUE = 256;
@@ -137,8 +140,11 @@ export function createTracing(options: {
   graphqlEndpoint: string;
   /** The upstream's origin (`http://host:port`), for client spans' server and url attributes. */
   origin?: string;
+  /** Record the document as sent, literal values included (`graphql.document`). Default false. */
+  graphqlDocument?: boolean;
 }): Tracing {
   const { tracer, graphqlEndpoint } = options;
+  const recordDocument = options.graphqlDocument === true;
   const upstream = originAttributes(options.origin);
   const propagator = new W3CTraceContextPropagator();
   const spans = new WeakMap<Request, RequestSpan>();
@@ -165,6 +171,16 @@ export function createTracing(options: {
       );
       spans.set(request, { span, errorCode: undefined });
     },
+    ...(recordDocument
+      ? {
+          onParams({ params, request }: { params: { query?: unknown }; request: Request }) {
+            const entry = spans.get(request);
+            if (entry !== undefined && typeof params.query === 'string') {
+              entry.span.setAttribute('graphql.document', params.query.slice(0, MAX_DOCUMENT));
+            }
+          },
+        }
+      : {}),
     onExecute({ args }) {
       const request = (args.contextValue as { request?: Request }).request;
       const entry = request ? spans.get(request) : undefined;

@@ -60,6 +60,8 @@ for (const fastPath of [false, true]) {
       expect(server.attributes['graphql.operation.name']).toBe('ListOrders');
       expect(server.attributes['graphql.operation.type']).toBe('query');
       expect(server.attributes['http.response.status_code']).toBe(200);
+      // The document is not recorded unless asked for (its literals may be a customer's values).
+      expect(server.attributes['graphql.document']).toBeUndefined();
       expect(server.status.code).not.toBe(SpanStatusCode.ERROR);
       expect(server.parentSpanContext).toBeUndefined();
 
@@ -146,6 +148,29 @@ for (const fastPath of [false, true]) {
   });
 }
 
+describe('TRACE_GRAPHQL_DOCUMENT', () => {
+  for (const fastPath of [false, true]) {
+    it(`records the document as sent on the request's span (fast path ${fastPath ? 'on' : 'off'})`, async () => {
+      const exporter = new InMemorySpanExporter();
+      const provider = new BasicTracerProvider({
+        spanProcessors: [new SimpleSpanProcessor(exporter)],
+      });
+      const stack = await startHardeningStack({
+        fastPath,
+        gateway: { tracer: provider.getTracer('test'), traceGraphqlDocument: true },
+      });
+      try {
+        await stack.graphql(ORDERS);
+        const server = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER);
+        expect(server?.attributes['graphql.document']).toBe(ORDERS);
+      } finally {
+        await stack.close();
+        await provider.shutdown();
+      }
+    });
+  }
+});
+
 describe('tracing off', () => {
   let stack: HardeningStack;
   beforeAll(async () => {
@@ -190,6 +215,7 @@ describe('OTEL_* configuration', () => {
       resourceAttributes: {},
       sampler: 'parentbased_always_on',
       samplerArg: 1,
+      graphqlDocument: false,
     });
     expect(
       tracing({
@@ -213,7 +239,11 @@ describe('OTEL_* configuration', () => {
       resourceAttributes: { 'service.name': 'ignored', region: 'eu-west', 'k8s.pod.name': 'p-1' },
       sampler: 'parentbased_traceidratio',
       samplerArg: 0.25,
+      graphqlDocument: false,
     });
+    expect(
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', TRACE_GRAPHQL_DOCUMENT: '1' })?.graphqlDocument,
+    ).toBe(true);
     expect(
       tracing({
         OTEL_TRACES_EXPORTER: 'otlp',
