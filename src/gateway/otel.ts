@@ -55,7 +55,7 @@ function shownEndpoint(endpoint: string): string {
 /**
  * The exporter, telling the log about failed exports: the first at once, then at most one line
  * per `intervalMs` counting the spans lost meanwhile; what is still uncounted at shutdown is
- * said then. The SDK itself only reports to its diagnostic logger, which nothing reads.
+ * said then (or by the first export after a minute, once the collector is back). The SDK itself only reports to its diagnostic logger, which nothing reads.
  */
 function reportingFailures(
   inner: SpanExporter,
@@ -87,6 +87,9 @@ function reportingFailures(
           failures += 1;
           lastError = result.error?.message ?? 'unknown error';
           if (Date.now() - lastLine >= intervalMs) say();
+        } else if (dropped > 0 && Date.now() - lastLine >= intervalMs) {
+          // The collector is back: what was lost since the last line is not kept to shutdown.
+          say();
         }
         done(result);
       });
