@@ -55,7 +55,8 @@ function shownEndpoint(endpoint: string): string {
 /**
  * The exporter, telling the log about failed exports: the first at once, then at most one line
  * per `intervalMs` counting the spans lost meanwhile; what is still uncounted at shutdown is
- * said then (or by the first export after a minute, once the collector is back). The SDK itself only reports to its diagnostic logger, which nothing reads.
+ * said by the first export a minute on, once the collector is back, or at shutdown. The SDK
+ * itself only reports to its diagnostic logger, which nothing reads.
  */
 function reportingFailures(
   inner: SpanExporter,
