@@ -116,6 +116,11 @@ export interface GatewayConfig {
    * default unset: on the gateway's port.
    */
   metricsPort?: number | undefined;
+  /**
+   * Host the metrics port binds (`METRICS_HOST`, only with `METRICS_PORT`): e.g. `127.0.0.1` for
+   * a scraper on the same machine while the gateway listens on `0.0.0.0`. Default: `HOST`.
+   */
+  metricsHost?: string | undefined;
   /** OpenTelemetry traces (README "Traces"); undefined: off. From the `OTEL_*` variables. */
   tracing?: TracingConfig | undefined;
 }
@@ -130,8 +135,13 @@ export type TracesSampler =
 
 /** Tracing settings, from the standard OpenTelemetry SDK variables (a documented subset). */
 export interface TracingConfig {
-  /** `OTEL_TRACES_EXPORTER`: `otlp` (OTLP over HTTP, JSON) or `console`; unset/`none` = off. */
+  /** `OTEL_TRACES_EXPORTER`: `otlp` (OTLP over HTTP) or `console`; unset/`none` = off. */
   exporter: 'otlp' | 'console';
+  /**
+   * `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf`
+   * (OTLP's default) or `http/json`; `grpc` is refused at startup.
+   */
+  protocol: 'http/protobuf' | 'http/json';
   /**
    * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`,
    * else `http://localhost:4318/v1/traces`.
@@ -139,12 +149,27 @@ export interface TracingConfig {
   endpoint: string;
   /** `OTEL_EXPORTER_OTLP_TRACES_HEADERS`, else `OTEL_EXPORTER_OTLP_HEADERS` (`k=v,k2=v2`). */
   headers: Readonly<Record<string, string>>;
-  /** `OTEL_SERVICE_NAME`, default `commerce-gateway`. */
+  /**
+   * How long one export may take, retries included, ms: `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`,
+   * else `OTEL_EXPORTER_OTLP_TIMEOUT`, default 10000.
+   */
+  timeoutMs: number;
+  /** `OTEL_SERVICE_NAME`, else `service.name` of the resource attributes, else `commerce-gateway`. */
   serviceName: string;
+  /**
+   * `OTEL_RESOURCE_ATTRIBUTES` (`key=value,key2=value2`, values percent-decoded), added to the
+   * resource of every span; `service.name` and `service.version` are the gateway's own.
+   */
+  resourceAttributes: Readonly<Record<string, string>>;
   /** `OTEL_TRACES_SAMPLER`, default `parentbased_always_on`. */
   sampler: TracesSampler;
   /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the ratio samplers, default 1. */
   samplerArg: number;
+  /**
+   * `TRACE_GRAPHQL_DOCUMENT`: record the document as sent (`graphql.document`, its literal values
+   * included) on the request's span. Default off: a document's literals may be a customer's data.
+   */
+  graphqlDocument: boolean;
 }
 
 /** Where the typed schema's definitions come from, and how often they are re-read. */
@@ -326,6 +351,7 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
       env.METRICS_PORT === undefined || env.METRICS_PORT === ''
         ? undefined
         : parsePort('METRICS_PORT', env.METRICS_PORT, 0),
+    metricsHost: metricsHostFromEnv(env),
     tracing: tracingFromEnv(env),
   };
 }
@@ -348,6 +374,18 @@ function parseLogLevel(raw: string | undefined): LogThreshold {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}"`);
   }
   return level;
+}
+
+/** `METRICS_HOST`: only where the metrics have a port of their own to bind. */
+function metricsHostFromEnv(env: Env): string | undefined {
+  const host = (env.METRICS_HOST ?? '').trim();
+  if (host === '') return undefined;
+  if (env.METRICS_PORT === undefined || env.METRICS_PORT === '') {
+    throw new ConfigError(
+      'METRICS_HOST needs METRICS_PORT: on the gateway’s own port the metrics share its HOST',
+    );
+  }
+  return host;
 }
 
 /**
@@ -480,6 +518,33 @@ function parseOtlpHeaders(name: string, raw: string): Record<string, string> {
 }
 
 /**
+ * `OTEL_RESOURCE_ATTRIBUTES` as the OpenTelemetry SDK specification says: comma-separated
+ * `key=value` pairs, keys and values trimmed, values percent-decoded (a `,` or `=` inside a value
+ * is written `%2C`, `%3D`). A malformed list is refused with the variable named, not ignored.
+ */
+export function parseResourceAttributes(raw: string): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const pair of raw.split(',')) {
+    if (pair.trim() === '') continue;
+    const at = pair.indexOf('=');
+    const key = pair.slice(0, at).trim();
+    if (at <= 0 || key === '') {
+      throw new ConfigError(
+        `OTEL_RESOURCE_ATTRIBUTES must be a list of key=value pairs, got "${pair.trim()}"`,
+      );
+    }
+    try {
+      attributes[key] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      throw new ConfigError(
+        `OTEL_RESOURCE_ATTRIBUTES: the value of "${key}" is not percent-encoded correctly`,
+      );
+    }
+  }
+  return attributes;
+}
+
+/**
  * The honoured subset of the OpenTelemetry SDK variables (README "Traces"). Off unless
  * `OTEL_TRACES_EXPORTER` is `otlp` or `console`, and `OTEL_SDK_DISABLED` is not true.
  */
@@ -495,10 +560,12 @@ function tracingFromEnv(env: Env): TracingConfig | undefined {
   const protocolName = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
     ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
     : 'OTEL_EXPORTER_OTLP_PROTOCOL';
-  const protocol = (env[protocolName] ?? '').trim();
-  if (exporter === 'otlp' && protocol !== '' && protocol !== 'http/json') {
+  const protocol = (env[protocolName] ?? '').trim() || 'http/protobuf';
+  if (exporter === 'otlp' && protocol !== 'http/protobuf' && protocol !== 'http/json') {
     throw new ConfigError(
-      `${protocolName}: only http/json is supported (OTLP over HTTP with JSON bodies), got "${protocol}"`,
+      protocol === 'grpc'
+        ? `${protocolName}: grpc is not supported; use http/protobuf (the default) or http/json, and the collector's OTLP/HTTP port (4318)`
+        : `${protocolName} must be http/protobuf or http/json, got "${protocol}"`,
     );
   }
   const tracesEndpoint = parseUrl(
@@ -515,6 +582,7 @@ function tracingFromEnv(env: Env): TracingConfig | undefined {
       `OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${env.OTEL_TRACES_SAMPLER}"`,
     );
   }
+  const resourceAttributes = parseResourceAttributes(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const rawArg = (env.OTEL_TRACES_SAMPLER_ARG ?? '').trim();
   const samplerArg = rawArg === '' ? 1 : Number(rawArg);
   if (!Number.isFinite(samplerArg) || samplerArg < 0 || samplerArg > 1) {
@@ -523,9 +591,22 @@ function tracingFromEnv(env: Env): TracingConfig | undefined {
   return {
     exporter,
     endpoint: tracesEndpoint ?? `${baseEndpoint ?? 'http://localhost:4318'}/v1/traces`,
+    protocol: protocol as TracingConfig['protocol'],
+    timeoutMs: env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT
+      ? parseCount(
+          'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+          env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT,
+          10_000,
+        )
+      : parseCount('OTEL_EXPORTER_OTLP_TIMEOUT', env.OTEL_EXPORTER_OTLP_TIMEOUT, 10_000),
     headers: parseOtlpHeaders(headersName, env[headersName] ?? ''),
-    serviceName: (env.OTEL_SERVICE_NAME ?? '').trim() || 'commerce-gateway',
+    serviceName:
+      (env.OTEL_SERVICE_NAME ?? '').trim() ||
+      resourceAttributes['service.name'] ||
+      'commerce-gateway',
+    resourceAttributes,
     sampler: sampler as TracesSampler,
     samplerArg,
+    graphqlDocument: parseBool('TRACE_GRAPHQL_DOCUMENT', env.TRACE_GRAPHQL_DOCUMENT, false),
   };
 }

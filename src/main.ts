@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   }
   // Tracing only when configured: the SDK is not even loaded otherwise.
   const tracing = g.tracing
-    ? await (await import('./gateway/otel.ts')).createTracerSetup(g.tracing)
+    ? await (await import('./gateway/otel.ts')).createTracerSetup(g.tracing, { logger })
     : undefined;
   const gateway = createGateway({
     upstream,
@@ -136,7 +136,9 @@ async function main(): Promise<void> {
     metrics:
       g.metrics === false ? false : { path: g.metricsPort === undefined ? '/metrics' : false },
     ...(schemaSource ? { schemaSource } : {}),
-    ...(tracing ? { tracer: tracing.tracer } : {}),
+    ...(tracing
+      ? { tracer: tracing.tracer, traceGraphqlDocument: g.tracing?.graphqlDocument }
+      : {}),
   });
   const server: Server = createServer(createRequestListener(gateway, { fastPath: g.fastPath }));
   applyConnectionLimits(server, g.connections);
@@ -152,7 +154,7 @@ async function main(): Promise<void> {
     metricsServer = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);
-      listening.listen(g.metricsPort, config.gateway.host, resolve);
+      listening.listen(g.metricsPort, g.metricsHost ?? config.gateway.host, resolve);
     });
   }
   const address = server.address();
@@ -181,7 +183,13 @@ async function main(): Promise<void> {
   if (metrics) {
     const where = metricsServer?.address();
     const metricsPort = typeof where === 'object' && where ? where.port : port;
-    console.log(`  Prometheus metrics:  http://${shownHost}:${metricsPort}/metrics`);
+    // Unauthenticated: operation names and upstream routes for anyone who reaches the port.
+    const exposed = metricsServer === undefined && !loopback;
+    const own = metricsServer && g.metricsHost;
+    const metricsHost = own ? (own.includes(':') ? `[${own}]` : own) : shownHost;
+    console.log(
+      `  Prometheus metrics:  http://${metricsHost}:${metricsPort}/metrics${exposed ? ' (public on the gateway’s port: METRICS_PORT moves them)' : ''}`,
+    );
   }
   if (demoToken !== undefined) {
     // The one token ever printed: the local demo store's own, for the person who started it.

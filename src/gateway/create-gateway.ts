@@ -148,6 +148,11 @@ export interface GatewayOptionsBase {
    * per upstream attempt, W3C trace context to the upstream. Default: none, no tracing code runs.
    */
   tracer?: Tracer;
+  /**
+   * With `tracer`: record each request's document as sent, literal values included, as
+   * `graphql.document` (TRACE_GRAPHQL_DOCUMENT). Default false.
+   */
+  traceGraphqlDocument?: boolean;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, GatewayContext>;
@@ -229,12 +234,19 @@ export function createGateway(options: GatewayOptions): Gateway {
       : createMetrics(options.metrics === true ? {} : options.metrics);
   const graphqlEndpoint = options.graphqlEndpoint ?? '/graphql';
   const tracing = options.tracer
-    ? createTracing({ tracer: options.tracer, graphqlEndpoint })
+    ? createTracing({
+        tracer: options.tracer,
+        graphqlEndpoint,
+        origin: upstream.origin,
+        graphqlDocument: options.traceGraphqlDocument,
+      })
     : undefined;
   if (metrics) {
     upstream.observe(metrics.observer);
     const breaker = upstream.breaker;
     if (breaker) metrics.breakerState = () => breaker.state;
+    const refreshState = options.schemaSource?.refreshState?.bind(options.schemaSource);
+    if (refreshState) metrics.schemaRefresh = refreshState;
   }
   if (tracing) upstream.observe(tracing.observer);
   const logger = options.logger;

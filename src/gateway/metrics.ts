@@ -7,6 +7,13 @@
  * two `performance.now()` calls, a counter, a histogram or two, and a counter per upstream
  * attempt (keyed by its route template, src/upstream/route-template.ts).
  *
+ * Beside the gateway's own families: an upstream latency histogram by method and route template
+ * (each attempt, from the observer), `gateway_build_info`, the typed schema's refreshes (read
+ * from its source at scrape time), and prom-client's process and runtime metrics (CPU, memory,
+ * handles, event-loop lag, GC). Those cost nothing per request: most are read at scrape time;
+ * event-loop lag is node's own sampling histogram (perf_hooks.monitorEventLoopDelay) and GC
+ * durations come from a perf_hooks observer called once per collection, not per request.
+ *
  * No label ever carries a token, an id or a customer's value:
  * - `operation` is the name of an operation that passed validation (a GraphQL name from the
  *   document, at most 100 characters), for the first `maxOperationNames` distinct names whose
@@ -23,9 +30,23 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { BreakerState, UpstreamAttempt, UpstreamObserver } from '../upstream/index.ts';
+import { packageVersion } from './build-info.ts';
 import { requestedOperationName } from './logging.ts';
+
+/** What the typed schema's source says of its refreshes (./typed-schema-source.ts). */
+export interface SchemaRefreshState {
+  /** Refreshes that read the definitions (whether or not the schema changed). */
+  readonly successes: number;
+  /** Refreshes that failed (the last good schema kept). */
+  readonly failures: number;
+  /** When the last refresh ended, ms since the epoch; undefined before the first. */
+  readonly lastAt: number | undefined;
+  readonly lastOk: boolean;
+  /** When the last successful refresh ended, ms since the epoch. */
+  readonly lastSuccessAt: number | undefined;
+}
 
 export interface MetricsOptions {
   /**
@@ -35,6 +56,11 @@ export interface MetricsOptions {
   maxOperationNames?: number;
   /** Path served by `plugin` (GET and HEAD). Default `/metrics`; `false` serves nothing. */
   path?: string | false;
+  /**
+   * prom-client's process and runtime metrics (CPU, memory, handles, event-loop lag, GC) in the
+   * same registry. Default true.
+   */
+  processMetrics?: boolean;
 }
 
 export interface Metrics {
@@ -44,12 +70,18 @@ export interface Metrics {
   readonly observer: UpstreamObserver;
   /** Where the circuit breaker's state is read at scrape time (createGateway sets it). */
   breakerState: (() => BreakerState) | undefined;
+  /** Where the typed schema's refreshes are read at scrape time (createGateway sets it). */
+  schemaRefresh: (() => SchemaRefreshState) | undefined;
   /** The exposition text of every metric now. */
   render(): Promise<string>;
 }
 
 /** Seconds; Prometheus' default buckets. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Seconds; one upstream attempt, from a millisecond to the longest attempt timeout. */
+const UPSTREAM_LATENCY_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 /** Upstream calls one operation made (its budget's `used`; one bucket at DEFAULT_CALL_BUDGET). */
 const CALL_BUCKETS = [0, 1, 2, 5, 10, 20, 50, 100];
 const MAX_OUTCOMES = 64;
@@ -152,7 +184,64 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       }
     },
   });
+  const upstreamLatency = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Time of each upstream HTTP attempt, from sending to its answer or failure, by method and route template.',
+    labelNames: ['method', 'route'] as const,
+    buckets: UPSTREAM_LATENCY_BUCKETS,
+    registers,
+  });
+  new Gauge({
+    name: 'gateway_build_info',
+    help: 'The running build: the package version and the Node version (always 1).',
+    labelNames: ['version', 'node_version'] as const,
+    registers,
+  }).set({ version: packageVersion(), node_version: process.versions.node }, 1);
+  const schemaMetrics = [
+    new Counter({
+      name: 'gateway_typed_schema_refreshes_total',
+      help: 'Reads of the Custom API definitions for the typed schema, by outcome (success or failure).',
+      labelNames: ['outcome'] as const,
+      registers: [],
+      collect() {
+        const state = metrics.schemaRefresh?.();
+        if (state === undefined) return;
+        this.reset();
+        this.inc({ outcome: 'success' }, state.successes);
+        this.inc({ outcome: 'failure' }, state.failures);
+      },
+    }),
+    new Gauge({
+      name: 'gateway_typed_schema_last_refresh_timestamp_seconds',
+      help: 'When the last refresh of the typed schema ended (Unix time), whatever its outcome.',
+      registers: [],
+      collect() {
+        const at = metrics.schemaRefresh?.().lastAt;
+        if (at !== undefined) this.set(at / 1000);
+      },
+    }),
+    new Gauge({
+      name: 'gateway_typed_schema_last_refresh_success',
+      help: 'Whether the last refresh of the typed schema succeeded (1) or failed (0).',
+      registers: [],
+      collect() {
+        const state = metrics.schemaRefresh?.();
+        if (state?.lastAt !== undefined) this.set(state.lastOk ? 1 : 0);
+      },
+    }),
+    new Gauge({
+      name: 'gateway_typed_schema_last_success_timestamp_seconds',
+      help: 'When the typed schema was last read successfully (Unix time): how stale it may be.',
+      registers: [],
+      collect() {
+        const at = metrics.schemaRefresh?.().lastSuccessAt;
+        if (at !== undefined) this.set(at / 1000);
+      },
+    }),
+  ];
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
   let breakerShown = false;
+  let schemaShown = false;
   /** Operation names admitted as label values. */
   const operations = new Set<string>();
   const outcomes = new Set<string>();
@@ -264,8 +353,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 
   const observer: UpstreamObserver = {
-    attemptEnd(attempt: UpstreamAttempt) {
+    attemptStart: () => performance.now(),
+    attemptEnd(attempt: UpstreamAttempt, started: unknown) {
       const { method, status } = attempt;
+      if (typeof started === 'number') {
+        upstreamLatency.observe(
+          { method, route: attempt.route },
+          (performance.now() - started) / 1000,
+        );
+      }
       const key: number | string =
         status > 0
           ? status
@@ -280,14 +376,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     plugin,
     observer,
     breakerState: undefined,
+    schemaRefresh: undefined,
     render,
   };
 
-  /** The breaker's family only once something reports its state. */
+  /** The breaker's and the typed schema's families only once something reports their state. */
   function render(): Promise<string> {
     if (metrics.breakerState !== undefined && !breakerShown) {
       registry.registerMetric(breaker);
       breakerShown = true;
+    }
+    if (metrics.schemaRefresh !== undefined && !schemaShown) {
+      for (const one of schemaMetrics) registry.registerMetric(one);
+      schemaShown = true;
     }
     return registry.metrics();
   }

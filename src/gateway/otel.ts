@@ -2,8 +2,14 @@
  * The OpenTelemetry SDK for `npm start`, built from the `OTEL_*` variables that src/config.ts
  * reads (README "Traces"). Imported only when tracing is configured, so a gateway without it
  * never loads the SDK. Nothing is registered globally: the tracer is handed to createGateway.
+ *
+ * Spans go to the collector over OTLP/HTTP, protobuf (OTLP's default) or JSON, on the
+ * exporter's own node:http connections: never through the upstream's pool, whose one origin is
+ * the v2 API. A collector that cannot be reached is said in the log, at most once a minute with
+ * the number of spans lost since the last such line, never once per span.
  */
 import type { Tracer } from '@opentelemetry/api';
+import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -12,16 +18,89 @@ import {
   BatchSpanProcessor,
   ConsoleSpanExporter,
   ParentBasedSampler,
+  type ReadableSpan,
   type Sampler,
   type SpanExporter,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
 import type { TracingConfig } from '../config.ts';
+import { packageVersion } from './build-info.ts';
+import type { Logger } from './logging.ts';
 
 export interface TracerSetup {
   tracer: Tracer;
+  /** Exports what is buffered now. */
+  flush(): Promise<void>;
   /** Exports what is still buffered, then stops. */
   shutdown(): Promise<void>;
+}
+
+export interface TracerSetupOptions {
+  /** Where failed exports are said (warn). Default: nowhere. */
+  logger?: Logger | undefined;
+  /** Fewest ms between two export-failure lines. Default 60,000. */
+  failureLogIntervalMs?: number;
+}
+
+/** The endpoint without user, password, query or fragment, for the log. */
+function shownEndpoint(endpoint: string): string {
+  try {
+    const url = new URL(endpoint);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return '(invalid)';
+  }
+}
+
+/**
+ * The exporter, telling the log about failed exports: the first at once, then at most one line
+ * per `intervalMs` counting the spans lost meanwhile; what is still uncounted at shutdown is
+ * said by the first export a minute on, once the collector is back, or at shutdown. The SDK
+ * itself only reports to its diagnostic logger, which nothing reads.
+ */
+function reportingFailures(
+  inner: SpanExporter,
+  endpoint: string,
+  logger: Logger | undefined,
+  intervalMs: number,
+): SpanExporter {
+  let dropped = 0;
+  let failures = 0;
+  let lastError = '';
+  let lastLine = Number.NEGATIVE_INFINITY;
+  const say = () => {
+    if (dropped === 0) return;
+    logger?.log('warn', 'traces: export to the collector failed; spans dropped', {
+      endpoint: shownEndpoint(endpoint),
+      droppedSpans: dropped,
+      failedExports: failures,
+      error: lastError.slice(0, 200),
+    });
+    dropped = 0;
+    failures = 0;
+    lastLine = Date.now();
+  };
+  return {
+    export(spans: ReadableSpan[], done: (result: ExportResult) => void) {
+      inner.export(spans, (result) => {
+        if (result.code !== ExportResultCode.SUCCESS) {
+          dropped += spans.length;
+          failures += 1;
+          lastError = result.error?.message ?? 'unknown error';
+          if (Date.now() - lastLine >= intervalMs) say();
+        } else if (dropped > 0 && Date.now() - lastLine >= intervalMs) {
+          // The collector is back: what was lost since the last line is not kept to shutdown.
+          say();
+        }
+        done(result);
+      });
+    },
+    forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
+    async shutdown() {
+      await inner.shutdown();
+      say();
+    },
+  };
 }
 
 function samplerOf(config: TracingConfig): Sampler {
@@ -42,21 +121,46 @@ function samplerOf(config: TracingConfig): Sampler {
   }
 }
 
-export async function createTracerSetup(config: TracingConfig): Promise<TracerSetup> {
+export async function createTracerSetup(
+  config: TracingConfig,
+  options: TracerSetupOptions = {},
+): Promise<TracerSetup> {
   let exporter: SpanExporter;
   if (config.exporter === 'console') {
     exporter = new ConsoleSpanExporter();
   } else {
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    exporter = new OTLPTraceExporter({ url: config.endpoint, headers: { ...config.headers } });
+    const { OTLPTraceExporter } =
+      config.protocol === 'http/json'
+        ? await import('@opentelemetry/exporter-trace-otlp-http')
+        : await import('@opentelemetry/exporter-trace-otlp-proto');
+    exporter = reportingFailures(
+      new OTLPTraceExporter({
+        url: config.endpoint,
+        headers: { ...config.headers },
+        timeoutMillis: config.timeoutMs,
+      }),
+      config.endpoint,
+      options.logger,
+      options.failureLogIntervalMs ?? 60_000,
+    );
   }
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': config.serviceName }),
+    // The package's version unless OTEL_RESOURCE_ATTRIBUTES says another (a deployment's own
+    // build id); the name is OTEL_SERVICE_NAME's, as the SDK specification orders them.
+    resource: resourceFromAttributes({
+      'service.version': packageVersion(),
+      ...config.resourceAttributes,
+      'service.name': config.serviceName,
+    }),
     sampler: samplerOf(config),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
+  const version = packageVersion();
   return {
-    tracer: provider.getTracer('commerce-gateway'),
-    shutdown: () => provider.shutdown(),
+    tracer: provider.getTracer('commerce-gateway', version),
+    // A failed export was counted and is said by reportingFailures: flushing never throws, so a
+    // collector that is down cannot stop a shutdown half-way.
+    flush: () => provider.forceFlush().catch(() => {}),
+    shutdown: () => provider.shutdown().catch(() => {}),
   };
 }

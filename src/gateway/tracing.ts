@@ -10,7 +10,24 @@
  * manager is installed, nothing is tracked across promises.
  *
  * An incoming `traceparent` is honoured: the gateway's span joins the caller's trace.
+ *
+ * Attributes follow the stable OpenTelemetry HTTP semantic conventions and the GraphQL ones:
+ * - the SERVER span: `http.request.method`, `url.scheme`, `url.path` (never the query string: a
+ *   GET carries the document and variables there), `http.route` (the endpoint),
+ *   `server.address`/`server.port` (the Host header, else the socket's port),
+ *   `client.address` (the socket's peer: no forwarding header is trusted), `user_agent.original`,
+ *   `network.protocol.version`, `http.response.status_code`, `graphql.operation.type` and
+ *   `graphql.operation.name`. The document (`graphql.document`) only when `graphqlDocument` is
+ *   set (TRACE_GRAPHQL_DOCUMENT): its literals may be a customer's values.
+ * - each CLIENT span: `http.request.method`, `server.address`/`server.port` of the origin,
+ *   `url.template` and `url.full` — the origin and the route TEMPLATE (`/v2/orders/{id}`), never
+ *   the real path or query: ids, filters and a customer's values stay out of the trace, and
+ *   credentials were never in the URL. `http.response.status_code`, `http.request.resend_count`
+ *   on retries, `error.type` on failures.
  */
+
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import {
   type Context,
   ROOT_CONTEXT,
@@ -58,13 +75,82 @@ interface RequestSpan {
   errorCode: string | undefined;
 }
 
-export function createTracing(options: { tracer: Tracer; graphqlEndpoint: string }): Tracing {
+/** Longest document recorded (TRACE_GRAPHQL_DOCUMENT), characters. */
+const MAX_DOCUMENT = 8192;
+
+/** Header values kept in spans are cut here: a client chooses them. */
+const MAX_HEADER_VALUE = 256;
+
+/** `host[:port]` of a Host header (`[v6]:port` too), or undefined when malformed. */
+function splitHost(value: string): { host: string; port: number | undefined } | undefined {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(value.trim());
+  if (!match) return undefined;
+  const port = match[2] === undefined ? undefined : Number(match[2]);
+  return { host: (match[1] as string).replace(/^\[|\]$/g, ''), port };
+}
+
+/** The conventions' attributes of an incoming request, read from node:http (no URL parsed). */
+function serverAttributes(
+  req: IncomingMessage | undefined,
+  method: string,
+  route: string,
+): Record<string, string | number> {
+  const attributes: Record<string, string | number> = {
+    'http.request.method': method,
+    'http.route': route,
+  };
+  if (req === undefined) return attributes;
+  const socket = req.socket as Partial<TLSSocket> | undefined;
+  const scheme = socket?.encrypted ? 'https' : 'http';
+  attributes['url.scheme'] = scheme;
+  const target = req.url ?? '/';
+  const query = target.indexOf('?');
+  attributes['url.path'] = (query === -1 ? target : target.slice(0, query)).slice(0, 2048);
+  attributes['network.protocol.version'] = req.httpVersion;
+  const host = req.headers.host === undefined ? undefined : splitHost(req.headers.host);
+  if (host !== undefined) attributes['server.address'] = host.host.slice(0, MAX_HEADER_VALUE);
+  const port = host?.port ?? socket?.localPort;
+  if (port !== undefined) attributes['server.port'] = port;
+  const agent = req.headers['user-agent'];
+  if (agent !== undefined) attributes['user_agent.original'] = agent.slice(0, MAX_HEADER_VALUE);
+  const peer = socket?.remoteAddress;
+  if (peer !== undefined) attributes['client.address'] = peer;
+  return attributes;
+}
+
+/** `server.address`, `server.port` and the origin of the upstream, for client spans. */
+function originAttributes(origin: string | undefined): {
+  origin: string;
+  attributes: Record<string, string | number>;
+} {
+  if (origin === undefined) return { origin: '', attributes: {} };
+  const url = new URL(origin);
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return {
+    origin: url.origin,
+    attributes: {
+      'server.address': url.hostname.replace(/^\[|\]$/g, ''),
+      'server.port': port,
+    },
+  };
+}
+
+export function createTracing(options: {
+  tracer: Tracer;
+  graphqlEndpoint: string;
+  /** The upstream's origin (`http://host:port`), for client spans' server and url attributes. */
+  origin?: string;
+  /** Record the document as sent, literal values included (`graphql.document`). Default false. */
+  graphqlDocument?: boolean;
+}): Tracing {
   const { tracer, graphqlEndpoint } = options;
+  const recordDocument = options.graphqlDocument === true;
+  const upstream = originAttributes(options.origin);
   const propagator = new W3CTraceContextPropagator();
   const spans = new WeakMap<Request, RequestSpan>();
 
   const plugin: Plugin = {
-    onRequest({ request, url }) {
+    onRequest({ request, url, serverContext }) {
       // Health probes, GraphiQL and scrapes are not operations: POSTs and GETs of the endpoint
       // with a query string are traced. On the fast path (POSTs only) `url` is never parsed.
       if (request.method !== 'POST' && (url.pathname !== graphqlEndpoint || url.search === '')) {
@@ -73,11 +159,28 @@ export function createTracing(options: { tracer: Tracer; graphqlEndpoint: string
       const parent = propagator.extract(ROOT_CONTEXT, request.headers, getter);
       const span = tracer.startSpan(
         'graphql',
-        { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method } },
+        {
+          kind: SpanKind.SERVER,
+          attributes: serverAttributes(
+            (serverContext as { req?: IncomingMessage } | undefined)?.req,
+            request.method,
+            graphqlEndpoint,
+          ),
+        },
         parent,
       );
       spans.set(request, { span, errorCode: undefined });
     },
+    ...(recordDocument
+      ? {
+          onParams({ params, request }: { params: { query?: unknown }; request: Request }) {
+            const entry = spans.get(request);
+            if (entry !== undefined && typeof params.query === 'string') {
+              entry.span.setAttribute('graphql.document', params.query.slice(0, MAX_DOCUMENT));
+            }
+          },
+        }
+      : {}),
     onExecute({ args }) {
       const request = (args.contextValue as { request?: Request }).request;
       const entry = request ? spans.get(request) : undefined;
@@ -135,7 +238,9 @@ export function createTracing(options: { tracer: Tracer; graphqlEndpoint: string
           kind: SpanKind.CLIENT,
           attributes: {
             'http.request.method': attempt.method,
+            ...upstream.attributes,
             'url.template': attempt.route,
+            ...(upstream.origin === '' ? {} : { 'url.full': `${upstream.origin}${attempt.route}` }),
             ...(attempt.retry > 0 ? { 'http.request.resend_count': attempt.retry } : {}),
           },
         },

@@ -12,10 +12,13 @@ import type { GraphQLSchema } from 'graphql';
 import { buildTypedSchema, type MappedApi } from '../schema/typed/build-typed-schema.ts';
 import type { DefinitionReader } from '../upstream/index.ts';
 import type { Logger } from './logging.ts';
+import type { SchemaRefreshState } from './metrics.ts';
 
 /** Where createGateway gets the schema of each request. */
 export interface SchemaSource {
   current(): GraphQLSchema;
+  /** How its refreshes went, for the metrics (read at scrape time); absent: never refreshed. */
+  refreshState?(): SchemaRefreshState;
 }
 
 export interface TypedSchemaSourceOptions {
@@ -51,12 +54,31 @@ export function createTypedSchemaSource(options: TypedSchemaSourceOptions): Type
   let running: Promise<boolean> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
+  const state = {
+    successes: 0,
+    failures: 0,
+    lastAt: undefined as number | undefined,
+    lastOk: false,
+    lastSuccessAt: undefined as number | undefined,
+  };
+  const ended = (ok: boolean) => {
+    const now = Date.now();
+    state.lastAt = now;
+    state.lastOk = ok;
+    if (ok) {
+      state.successes += 1;
+      state.lastSuccessAt = now;
+    } else state.failures += 1;
+  };
 
   const refreshOnce = async (): Promise<boolean> => {
     try {
       const definitions = await options.reader.read();
       const next = createHash('sha256').update(JSON.stringify(definitions)).digest('hex');
-      if (next === fingerprint) return false;
+      if (next === fingerprint) {
+        ended(true);
+        return false;
+      }
       const build = buildTypedSchema(options.base, definitions);
       for (const skip of build.skipped) {
         log('warn', 'typed schema: left out (still reachable through the generic API)', {
@@ -68,11 +90,13 @@ export function createTypedSchemaSource(options: TypedSchemaSourceOptions): Type
       schema = build.schema;
       mapped = build.mapped;
       fingerprint = next;
+      ended(true);
       log('info', 'typed schema: swapped', {
         types: build.mapped.map((api) => api.names.type),
       });
       return true;
     } catch (error) {
+      ended(false);
       // Messages of the upstream layer never carry a token or a secret.
       log('warn', 'typed schema: refresh failed; keeping the last good schema', {
         error: error instanceof Error ? error.message : String(error),
@@ -91,6 +115,7 @@ export function createTypedSchemaSource(options: TypedSchemaSourceOptions): Type
 
   return {
     current: () => schema,
+    refreshState: () => ({ ...state }),
     mapped: () => mapped,
     refresh,
     async start() {

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MainProcess, spawnMain } from '../support/main-process.ts';
+import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
 
 interface Sent {
   dispatcher: string;
@@ -21,6 +22,7 @@ interface Sent {
 let main: MainProcess | undefined;
 let dir: string;
 let census: string;
+let collector: OtlpReceiver;
 
 function sent(): Sent[] {
   let text = '';
@@ -41,6 +43,8 @@ function sent(): Sent[] {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'one-pool-'));
   census = join(dir, 'census.tsv');
+  // Traces and metrics on: the exporter has connections of its own, to another origin.
+  collector = await startOtlpReceiver();
   main = await spawnMain({
     NODE_OPTIONS: `--import=${resolve('test/support/pool-census.mjs')}`,
     POOL_CENSUS_FILE: census,
@@ -48,8 +52,9 @@ beforeAll(async () => {
     COMMERCE_PORT: '0',
     SCHEMA_REFRESH_MS: '1000',
     LOG_REQUESTS: 'false',
-    METRICS: 'false',
-    OTEL_SDK_DISABLED: 'true',
+    OTEL_SDK_DISABLED: undefined,
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
   });
   await main.waitFor(/Authorization: Bearer \S+/);
 }, 60_000);
@@ -60,6 +65,7 @@ afterAll(async () => {
     main.child.kill('SIGTERM');
     await exited;
   }
+  await collector?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -107,5 +113,22 @@ describe('one Pool per upstream origin', () => {
     }
     expect(Object.keys(byDispatcher), JSON.stringify(byDispatcher)).toHaveLength(1);
     expect(toOrigin.every((one) => one.dispatcher.startsWith('pool#'))).toBe(true);
+    // The spans of that query go to the collector, never on the upstream's pool.
+    expect(sent().filter((one) => one.origin === collector.url)).toEqual([]);
+    expect(
+      sent().filter((one) => one.dispatcher === toOrigin[0]?.dispatcher && one.origin !== origin),
+    ).toEqual([]);
+  }, 30_000);
+
+  it('exports the spans to the collector on SIGTERM, over http/protobuf', async () => {
+    if (!main) throw new Error('not started');
+    const exited = new Promise((done) => main?.child.once('exit', done));
+    main.child.kill('SIGTERM');
+    await exited;
+    expect(collector.exports.length).toBeGreaterThan(0);
+    expect(collector.exports[0]?.contentType).toBe('application/x-protobuf');
+    expect(collector.exports.flatMap((one) => one.spans).map((span) => span.name)).toContain(
+      'GET /v2/orders',
+    );
   }, 30_000);
 });

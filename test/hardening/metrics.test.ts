@@ -9,6 +9,7 @@ import {
   listenOnPort0,
   startHardeningStack,
 } from '../support/hardening-stack.ts';
+import { spawnMain } from '../support/main-process.ts';
 
 /**
  * The exposition text as series → value, a series written `name{labels}` with its labels in
@@ -263,6 +264,36 @@ describe('turning metrics off or moving them', () => {
     expect(loadConfig({ METRICS: '0' }).gateway.metrics).toBe(false);
     expect(loadConfig({ METRICS_PORT: '9464' }).gateway.metricsPort).toBe(9464);
     expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/METRICS_PORT/);
+    expect(loadConfig({}).gateway.metricsHost).toBeUndefined();
+    expect(
+      loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464', METRICS_HOST: '127.0.0.1' }).gateway
+        .metricsHost,
+    ).toBe('127.0.0.1');
+    expect(() => loadConfig({ METRICS_HOST: '127.0.0.1' })).toThrow(
+      /METRICS_HOST needs METRICS_PORT/,
+    );
+  });
+
+  it('npm start with METRICS_PORT and METRICS_HOST serves them there only', async () => {
+    const main = await spawnMain({
+      COMMERCE_DB: ':memory:',
+      COMMERCE_PORT: '0',
+      METRICS_PORT: '0',
+      METRICS_HOST: '127.0.0.1',
+      OTEL_SDK_DISABLED: 'true',
+    });
+    try {
+      const [, url = ''] = await main.waitFor(/Prometheus metrics:\s+(http:\/\/\S+)/);
+      const metricsUrl = new URL(url);
+      expect(metricsUrl.hostname).toBe('127.0.0.1');
+      expect(metricsUrl.port).not.toBe(new URL(main.url).port);
+      const response = await fetch(url);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('gateway_build_info{');
+      expect((await fetch(`${new URL(main.url).origin}/metrics`)).status).toBe(404);
+    } finally {
+      main.child.kill('SIGKILL');
+    }
   });
 
   it('off: no /metrics and no hook', async () => {

@@ -60,6 +60,8 @@ for (const fastPath of [false, true]) {
       expect(server.attributes['graphql.operation.name']).toBe('ListOrders');
       expect(server.attributes['graphql.operation.type']).toBe('query');
       expect(server.attributes['http.response.status_code']).toBe(200);
+      // The document is not recorded unless asked for (its literals may be a customer's values).
+      expect(server.attributes['graphql.document']).toBeUndefined();
       expect(server.status.code).not.toBe(SpanStatusCode.ERROR);
       expect(server.parentSpanContext).toBeUndefined();
 
@@ -146,6 +148,29 @@ for (const fastPath of [false, true]) {
   });
 }
 
+describe('TRACE_GRAPHQL_DOCUMENT', () => {
+  for (const fastPath of [false, true]) {
+    it(`records the document as sent on the request's span (fast path ${fastPath ? 'on' : 'off'})`, async () => {
+      const exporter = new InMemorySpanExporter();
+      const provider = new BasicTracerProvider({
+        spanProcessors: [new SimpleSpanProcessor(exporter)],
+      });
+      const stack = await startHardeningStack({
+        fastPath,
+        gateway: { tracer: provider.getTracer('test'), traceGraphqlDocument: true },
+      });
+      try {
+        await stack.graphql(ORDERS);
+        const server = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER);
+        expect(server?.attributes['graphql.document']).toBe(ORDERS);
+      } finally {
+        await stack.close();
+        await provider.shutdown();
+      }
+    });
+  }
+});
+
 describe('tracing off', () => {
   let stack: HardeningStack;
   beforeAll(async () => {
@@ -183,10 +208,14 @@ describe('OTEL_* configuration', () => {
     expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp' })).toEqual({
       exporter: 'otlp',
       endpoint: 'http://localhost:4318/v1/traces',
+      protocol: 'http/protobuf',
+      timeoutMs: 10_000,
       headers: {},
       serviceName: 'commerce-gateway',
+      resourceAttributes: {},
       sampler: 'parentbased_always_on',
       samplerArg: 1,
+      graphqlDocument: false,
     });
     expect(
       tracing({
@@ -196,15 +225,25 @@ describe('OTEL_* configuration', () => {
         OTEL_SERVICE_NAME: 'edge-gateway',
         OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
         OTEL_TRACES_SAMPLER_ARG: '0.25',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TIMEOUT: '2500',
+        OTEL_RESOURCE_ATTRIBUTES: 'service.name=ignored,region=eu%2Dwest,,k8s.pod.name = p-1 ',
       }),
     ).toEqual({
       exporter: 'otlp',
       endpoint: 'http://collector:4318/v1/traces',
+      protocol: 'http/json',
+      timeoutMs: 2500,
       headers: { 'x-api-key': 'abc=', tenant: 'shop' },
       serviceName: 'edge-gateway',
+      resourceAttributes: { 'service.name': 'ignored', region: 'eu-west', 'k8s.pod.name': 'p-1' },
       sampler: 'parentbased_traceidratio',
       samplerArg: 0.25,
+      graphqlDocument: false,
     });
+    expect(
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', TRACE_GRAPHQL_DOCUMENT: '1' })?.graphqlDocument,
+    ).toBe(true);
     expect(
       tracing({
         OTEL_TRACES_EXPORTER: 'otlp',
@@ -212,13 +251,37 @@ describe('OTEL_* configuration', () => {
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:9999/custom',
       })?.endpoint,
     ).toBe('http://traces:9999/custom');
+    // service.name from the resource attributes when OTEL_SERVICE_NAME is unset (the SDK's order).
+    expect(
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_RESOURCE_ATTRIBUTES: 'service.name=shop-edge' })
+        ?.serviceName,
+    ).toBe('shop-edge');
+    expect(
+      tracing({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      })?.protocol,
+    ).toBe('http/protobuf');
   });
 
   it('refuses what it does not support, with the variable named', () => {
     expect(() => tracing({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(/OTEL_TRACES_EXPORTER/);
     expect(() =>
       tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }),
-    ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: only http\/json/);
+    ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported; use http\/protobuf/);
+    expect(() =>
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'thrift' }),
+    ).toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http\/protobuf or http\/json/);
+    expect(() =>
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_RESOURCE_ATTRIBUTES: 'region=eu,oops' }),
+    ).toThrow(/OTEL_RESOURCE_ATTRIBUTES must be a list of key=value pairs, got "oops"/);
+    expect(() =>
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_RESOURCE_ATTRIBUTES: 'region=%E0%A4%A' }),
+    ).toThrow(/OTEL_RESOURCE_ATTRIBUTES: the value of "region" is not percent-encoded/);
+    expect(() =>
+      tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TIMEOUT: 'soon' }),
+    ).toThrow(/OTEL_EXPORTER_OTLP_TIMEOUT/);
     expect(() => tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'maybe' })).toThrow(
       /OTEL_TRACES_SAMPLER/,
     );
