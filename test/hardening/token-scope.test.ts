@@ -54,7 +54,10 @@ type Ref =
   | 'optionModifier'
   | 'job'
   | 'hierarchy'
-  | 'node';
+  | 'node'
+  | 'catalog'
+  | 'release'
+  | 'rule';
 
 interface Case {
   params?: Record<string, Ref>;
@@ -177,6 +180,21 @@ const TABLE: Record<string, Case[]> = {
   [`${BOOKS}/:pricebookId/modifiers/:modifierId`]: [
     { params: { pricebookId: 'pricebook', modifierId: 'priceModifier' }, expect: STORE },
   ],
+  // Catalogs, releases and rules (both paths) are the store's; the shopper catalog is anyone's.
+  ...Object.fromEntries(
+    ['/catalogs', '/pcm/catalogs'].flatMap((base): [string, Case[]][] => [
+      [base, [{ expect: STORE }]],
+      [`${base}/:catalogId`, [{ params: { catalogId: 'catalog' }, expect: STORE }]],
+      [`${base}/:catalogId/releases`, [{ params: { catalogId: 'catalog' }, expect: STORE }]],
+      [
+        `${base}/:catalogId/releases/:releaseId`,
+        [{ params: { catalogId: 'catalog', releaseId: 'release' }, expect: STORE }],
+      ],
+      [`${base}/rules`, [{ expect: STORE }]],
+      [`${base}/rules/:ruleId`, [{ params: { ruleId: 'rule' }, expect: STORE }]],
+    ]),
+  ),
+  '/catalog': [{ expect: ANYONE }],
 };
 
 const ADDRESS = {
@@ -356,6 +374,27 @@ beforeAll(async () => {
     },
   );
 
+  // A published catalog of a public hierarchy (the secret one stays unpublished) and a rule.
+  const publicRange = (
+    await made('POST', '/pcm/hierarchies', admin, {
+      data: { type: 'hierarchy', attributes: { name: 'Public range' } },
+    })
+  ).id;
+  ids.catalog = (
+    await made('POST', '/catalogs', admin, {
+      data: { type: 'catalog', attributes: { name: 'Shop', hierarchy_ids: [publicRange] } },
+    })
+  ).id;
+  ids.release = (await made('POST', `/catalogs/${ids.catalog}/releases`, admin, undefined)).id;
+  ids.rule = (
+    await made('POST', '/catalogs/rules', admin, {
+      data: {
+        type: 'catalog_rule',
+        attributes: { name: 'mobile', catalog_id: ids.catalog, channels: ['mobile'] },
+      },
+    })
+  ).id;
+
   const customerTokens = {} as Record<'ann' | 'bob', string>;
   for (const who of ['ann', 'bob'] as const) {
     ids[who] = (
@@ -492,7 +531,7 @@ describe('the scope of each kind of token, route by route', () => {
     const writes = serviceRoutes(app).filter(
       (r) =>
         !['GET', 'HEAD'].includes(r.method) &&
-        (r.url.startsWith('/v2/') || r.url.startsWith('/pcm/')),
+        (r.url.startsWith('/v2/') || r.url.startsWith('/pcm/') || r.url.startsWith('/catalog')),
     );
     expect(writes.length).toBeGreaterThan(20);
     for (const route of writes) {
