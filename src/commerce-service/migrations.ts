@@ -1042,6 +1042,46 @@ export const migrations: Migration[] = [
         sales TEXT,
         PRIMARY KEY (release_id, sku)
       );
+      -- The products of each hierarchy of a release (in any of its nodes), once each.
+      CREATE TABLE release_hierarchy_products (
+        release_id TEXT NOT NULL REFERENCES catalog_releases(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        hierarchy_id TEXT NOT NULL,
+        product_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (release_id, hierarchy_id, product_id)
+      );
+      CREATE INDEX release_hierarchy_products_position
+        ON release_hierarchy_products (release_id, hierarchy_id, position);
+
+      -- A node's and a hierarchy's products as their lists read them: the product's columns
+      -- with the link's scope and order (link_position).
+      CREATE VIEW release_node_product_list AS
+        SELECT np.release_id AS release_id, np.store_id AS store_id, np.node_id AS node_id,
+               np.position AS link_position,
+               p.id AS id, p.position AS position, p.name AS name, p.commodity_type AS
+               commodity_type, p.sku AS sku, p.slug AS slug, p.description AS
+               description, p.upc_ean AS upc_ean, p.mpn AS mpn, p.external_ref AS
+               external_ref, p.tags AS tags, p.extra AS extra, p.product_type AS
+               product_type, p.parent_id AS parent_id, p.child_variations AS
+               child_variations, p.price_modifiers AS price_modifiers, p.main_image_id
+               AS main_image_id, p.files AS files, p.bread_crumbs AS bread_crumbs,
+               p.created_at AS created_at, p.updated_at AS updated_at
+        FROM release_node_products np
+        JOIN release_products p ON p.release_id = np.release_id AND p.id = np.product_id;
+      CREATE VIEW release_hierarchy_product_list AS
+        SELECT hp.release_id AS release_id, hp.store_id AS store_id,
+               hp.hierarchy_id AS hierarchy_id, hp.position AS link_position,
+               p.id AS id, p.position AS position, p.name AS name, p.commodity_type AS
+               commodity_type, p.sku AS sku, p.slug AS slug, p.description AS
+               description, p.upc_ean AS upc_ean, p.mpn AS mpn, p.external_ref AS
+               external_ref, p.tags AS tags, p.extra AS extra, p.product_type AS
+               product_type, p.parent_id AS parent_id, p.child_variations AS
+               child_variations, p.price_modifiers AS price_modifiers, p.main_image_id
+               AS main_image_id, p.files AS files, p.bread_crumbs AS bread_crumbs,
+               p.created_at AS created_at, p.updated_at AS updated_at
+        FROM release_hierarchy_products hp
+        JOIN release_products p ON p.release_id = hp.release_id AND p.id = hp.product_id;
     `,
   },
 ];

@@ -105,6 +105,26 @@ const CATALOG_ADMIN_ROUTES = ['/catalogs', '/pcm/catalogs'].flatMap((base) => [
   `DELETE ${base}/rules/:ruleId`,
 ]);
 
+/** The shopper catalog's tree, under /catalog and under a release (/catalogs/{c}/releases/{r}). */
+const CATALOG_TREE = [
+  '/hierarchies',
+  '/hierarchies/:hierarchyId',
+  '/hierarchies/:hierarchyId/nodes',
+  '/hierarchies/:hierarchyId/children',
+  '/hierarchies/:hierarchyId/products',
+  '/hierarchies/:hierarchyId/relationships/products',
+  '/nodes',
+  '/nodes/:nodeId',
+  '/nodes/:nodeId/relationships/children',
+  '/nodes/:nodeId/relationships/products',
+  '/products',
+  '/products/:productId',
+  '/products/:productId/relationships/children',
+];
+const RELEASE_TREE_ROUTES = ['/catalogs', '/pcm/catalogs'].flatMap((base) =>
+  CATALOG_TREE.map((path) => `GET ${base}/:catalogId/releases/:releaseId${path}`),
+);
+
 /** `METHOD url` (the url as the route was declared, prefix included) → its scope. */
 export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v2/settings': 'store',
@@ -223,6 +243,9 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
 
   // The shopper catalog: what a storefront browses with its implicit token.
   'GET /catalog': 'shopper',
+  ...Object.fromEntries(CATALOG_TREE.map((path) => [`GET /catalog${path}`, 'shopper' as const])),
+  // The same tree of a named release: the store's (a shopper reads the catalog rules give it).
+  ...Object.fromEntries(RELEASE_TREE_ROUTES.map((route) => [route, 'store' as const])),
 };
 
 /** Routes under these prefixes are behind the tokens, and each needs a scope here. */

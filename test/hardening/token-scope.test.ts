@@ -57,7 +57,10 @@ type Ref =
   | 'node'
   | 'catalog'
   | 'release'
-  | 'rule';
+  | 'rule'
+  | 'publicHierarchy'
+  | 'publicNode'
+  | 'publicProduct';
 
 interface Case {
   params?: Record<string, Ref>;
@@ -195,6 +198,49 @@ const TABLE: Record<string, Case[]> = {
     ]),
   ),
   '/catalog': [{ expect: ANYONE }],
+  // The catalog tree: anyone's under /catalog, the store's under a named release.
+  ...Object.fromEntries(
+    [
+      '/catalog',
+      '/catalogs/:catalogId/releases/:releaseId',
+      '/pcm/catalogs/:catalogId/releases/:releaseId',
+    ].flatMap((base): [string, Case[]][] => {
+      const shared = base === '/catalog';
+      const ok = shared ? ANYONE : STORE;
+      const release: Record<string, Ref> = shared
+        ? {}
+        : { catalogId: 'catalog', releaseId: 'release' };
+      const h: Record<string, Ref> = { ...release, hierarchyId: 'publicHierarchy' };
+      const n: Record<string, Ref> = { ...release, nodeId: 'publicNode' };
+      const p: Record<string, Ref> = { ...release, productId: 'publicProduct' };
+      return [
+        [`${base}/hierarchies`, [{ params: release, expect: ok }]],
+        [`${base}/hierarchies/:hierarchyId`, [{ params: h, expect: ok }]],
+        [`${base}/hierarchies/:hierarchyId/nodes`, [{ params: h, expect: ok }]],
+        [`${base}/hierarchies/:hierarchyId/children`, [{ params: h, expect: ok }]],
+        [`${base}/hierarchies/:hierarchyId/products`, [{ params: h, expect: ok }]],
+        [`${base}/hierarchies/:hierarchyId/relationships/products`, [{ params: h, expect: ok }]],
+        [`${base}/nodes`, [{ params: release, expect: ok }]],
+        [`${base}/nodes/:nodeId`, [{ params: n, expect: ok }]],
+        [`${base}/nodes/:nodeId/relationships/children`, [{ params: n, expect: ok }]],
+        [`${base}/nodes/:nodeId/relationships/products`, [{ params: n, expect: ok }]],
+        [`${base}/products`, [{ params: release, expect: ok }]],
+        [`${base}/products/:productId`, [{ params: p, expect: ok }]],
+        // The product is no parent: a 422 for whoever may read the tree.
+        [
+          `${base}/products/:productId/relationships/children`,
+          [
+            {
+              params: p,
+              expect: shared
+                ? { store: 422, guest: 422, account: 422, ann: 422 }
+                : { ...STORE, store: 422 },
+            },
+          ],
+        ],
+      ];
+    }),
+  ),
 };
 
 const ADDRESS = {
@@ -380,6 +426,26 @@ beforeAll(async () => {
       data: { type: 'hierarchy', attributes: { name: 'Public range' } },
     })
   ).id;
+  ids.publicHierarchy = publicRange;
+  ids.publicNode = (
+    await made('POST', `/pcm/hierarchies/${publicRange}/nodes`, admin, {
+      data: { type: 'node', attributes: { name: 'Public shelf' } },
+    })
+  ).id;
+  ids.publicProduct = (
+    await made('POST', '/pcm/products', admin, {
+      data: {
+        type: 'product',
+        attributes: { name: 'Public mug', commodity_type: 'physical', sku: 'MUG', status: 'live' },
+      },
+    })
+  ).id;
+  await made(
+    'POST',
+    `/pcm/hierarchies/${publicRange}/nodes/${ids.publicNode}/relationships/products`,
+    admin,
+    { data: [{ type: 'product', id: ids.publicProduct }] },
+  );
   ids.catalog = (
     await made('POST', '/catalogs', admin, {
       data: { type: 'catalog', attributes: { name: 'Shop', hierarchy_ids: [publicRange] } },

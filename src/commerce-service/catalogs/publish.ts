@@ -200,6 +200,20 @@ function snapshotProducts(
       p.updated_at,
     );
   }
+  // Each hierarchy's products, once each, in the release's product order.
+  const insertHierarchyLink = cachedStatement(
+    db,
+    `INSERT OR IGNORE INTO release_hierarchy_products (release_id, store_id, hierarchy_id,
+       product_id, position) VALUES (?, ?, ?, ?, ?)`,
+  );
+  for (const [position, p] of products.entries()) {
+    for (const nodeId of Object.keys(breadCrumbs.get(p.id) ?? {})) {
+      const node = nodes.get(nodeId);
+      if (node !== undefined) {
+        insertHierarchyLink.run(releaseId, storeId, node.hierarchyId, p.id, position);
+      }
+    }
+  }
   return { skus, total: products.length };
 }
 
