@@ -1082,6 +1082,10 @@ export const migrations: Migration[] = [
                p.created_at AS created_at, p.updated_at AS updated_at
         FROM release_hierarchy_products hp
         JOIN release_products p ON p.release_id = hp.release_id AND p.id = hp.product_id;
+
+      -- A catalog product in a cart (type cart_item): the product and the catalog it came from.
+      ALTER TABLE cart_items ADD COLUMN product_id TEXT;
+      ALTER TABLE cart_items ADD COLUMN catalog_id TEXT;
     `,
   },
 ];

@@ -331,7 +331,14 @@ beforeAll(async () => {
   const upload = await fetch(`${url}/v2/files`, { method: 'POST', headers: admin, body: form });
   ids.file = ((await upload.json()) as { data: { id: string } }).data.id;
 
-  ids.stockProduct = '5c0a3e4e-8f1b-4c2d-9e6f-7a8b9c0d1e2f';
+  ids.stockProduct = (
+    await made('POST', '/pcm/products', admin, {
+      data: {
+        type: 'product',
+        attributes: { name: 'Stocked mug', commodity_type: 'physical', status: 'draft' },
+      },
+    })
+  ).id;
   await made('POST', `/v2/inventories/${ids.stockProduct}`, admin, { data: { quantity: 5 } });
   ids.transaction = (
     await made('POST', `/v2/inventories/${ids.stockProduct}/transactions`, admin, {
