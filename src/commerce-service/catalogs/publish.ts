@@ -221,9 +221,10 @@ function snapshotProducts(
 export function publishCatalog(
   db: Db,
   catalog: CatalogRow,
-  options: { now: string; name?: string; description?: string | null },
+  options: { now: string; name?: string; description?: string | null; id?: string },
 ): ReleaseRow {
-  const id = newId();
+  // The seed passes its own (deterministic) id.
+  const id = options.id ?? newId();
   const books = catalogPricebooks(catalog);
   // The release row first: the snapshot rows refer to it.
   const release: ReleaseRow = {
