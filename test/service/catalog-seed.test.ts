@@ -4,8 +4,15 @@
  * drafts kept out), USD and EUR prices with sales, stock, the Storefront catalog by default and
  * the Mobile one for `EP-Channel: mobile`; deterministic ids; the bench's bulk node.
  */
+
+import type { FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/commerce-service/db.ts';
+import type { ReleaseRow } from '../../src/commerce-service/catalogs/records.ts';
+import {
+  presentProducts,
+  type ReleaseProductRow,
+} from '../../src/commerce-service/catalogs/views.ts';
+import { type Db, openDatabase } from '../../src/commerce-service/db.ts';
 import { seedCatalog, wipeCatalog } from '../../src/commerce-service/seed/catalog.ts';
 import { parseSeedArgs, UsageError } from '../../src/commerce-service/seed-cli.ts';
 import { ensureStores } from '../../src/commerce-service/stores.ts';
@@ -119,5 +126,52 @@ describe('npm run seed catalog flags', () => {
     });
     expect(() => parseSeedArgs(['--bulk-node-products', '-1'])).toThrow(UsageError);
     expect(() => parseSeedArgs(['--products', 'many'])).toThrow(UsageError);
+  });
+});
+
+describe('pricing a page of products', () => {
+  it('reads the prices of 100 products with one statement, whatever the page size', () => {
+    const db = openDatabase(':memory:');
+    const [store = ''] = ensureStores(
+      db,
+      [{ id: 'alpha', secret: 'a' }],
+      '2025-01-01T00:00:00.000Z',
+    );
+    db.transaction(() => seedCatalog(db, store, { products: 300 }))();
+    const release = db
+      .prepare("SELECT * FROM catalog_releases WHERE name = 'Storefront'")
+      .get() as ReleaseRow;
+    const rows = db
+      .prepare('SELECT * FROM release_products WHERE release_id = ? ORDER BY position LIMIT 100')
+      .all(release.id) as ReleaseProductRow[];
+    expect(rows).toHaveLength(100);
+    // Every statement run through a counting database.
+    let runs = 0;
+    const counting = new Proxy(db, {
+      get(target, key) {
+        if (key !== 'prepare') return Reflect.get(target, key);
+        return (sql: string) => {
+          const statement = target.prepare(sql);
+          return new Proxy(statement, {
+            get(inner, name) {
+              const value = Reflect.get(inner, name);
+              if (name === 'all' || name === 'get' || name === 'iterate') {
+                return (...args: unknown[]) => {
+                  runs++;
+                  return (value as (...a: unknown[]) => unknown).apply(inner, args);
+                };
+              }
+              return typeof value === 'function' ? value.bind(inner) : value;
+            },
+          });
+        };
+      },
+    }) as Db;
+    const request = { headers: {}, query: {} } as unknown as FastifyRequest;
+    const page = presentProducts(counting, request, release, rows, Date.parse('2025-01-01'));
+    expect(page.data).toHaveLength(100);
+    expect(page.data.filter((p) => 'display_price' in p.meta).length).toBeGreaterThan(90);
+    expect(runs).toBe(1);
+    db.close();
   });
 });
