@@ -11,6 +11,8 @@ import { openDatabase } from './db.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { cartRoutes } from './routes/carts.ts';
+import { catalogRuleRoutes } from './routes/catalog-rules.ts';
+import { catalogRoutes } from './routes/catalogs.ts';
 import { customApiRoutes } from './routes/custom-apis.ts';
 import { customFieldRoutes } from './routes/custom-fields.ts';
 import { customerRoutes } from './routes/customers.ts';
@@ -31,6 +33,7 @@ import { priceModifierRoutes } from './routes/price-modifiers.ts';
 import { pricebookRoutes } from './routes/pricebooks.ts';
 import { priceRoutes } from './routes/prices.ts';
 import { settingsRoutes } from './routes/settings.ts';
+import { shopperCatalogRoutes } from './routes/shopper-catalog.ts';
 import { stockTransactionRoutes } from './routes/stock-transactions.ts';
 import { checkScope, needsScope, scopeOf } from './scopes.ts';
 import { createSignInLimiter } from './sign-in-limits.ts';
@@ -73,7 +76,7 @@ export function serviceRoutes(app: FastifyInstance): readonly ServiceRoute[] {
 export const BODY_LIMIT = 1024 * 1024;
 
 /**
- * Route modules by the prefix they are served under (`/v2`, PXM's `/pcm`), all behind the
+ * Route modules by the prefix they are served under (`/v2`, PXM's `/pcm`, none), all behind the
  * bearer-token hook. Add a module here to serve it.
  */
 const authenticatedRoutes: Record<string, RouteModule[]> = {
@@ -105,6 +108,9 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     pcmNodeRoutes,
     pcmNodeProductRoutes,
   ],
+  // Catalogs, releases and rules (/catalogs, with /pcm/catalogs as older docs call them) and
+  // the shopper catalog (/catalog): the modules declare their full paths.
+  '': [catalogRoutes, catalogRuleRoutes, shopperCatalogRoutes],
 };
 
 export async function createCommerceService(

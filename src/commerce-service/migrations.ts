@@ -883,4 +883,209 @@ export const migrations: Migration[] = [
       CREATE INDEX inventory_locations_updated ON inventory_locations (store_id, updated_at, id);
     `,
   },
+  {
+    // Catalogs (/catalogs): which hierarchies and price books a storefront sees; catalog rules
+    // (who sees which catalog); releases, each a read-only snapshot taken when published: the
+    // hierarchies, nodes (with breadcrumbs), live products and the winning price of each SKU.
+    // Shopper reads use only the release_* tables, so later PXM changes never alter a release.
+    // A catalog a rule refers to cannot be deleted (no cascade from catalog_rules).
+    id: '0730-catalogs',
+    sql: `
+      CREATE TABLE catalogs (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT,
+        -- JSON array of hierarchy ids, in the catalog's order.
+        hierarchy_ids TEXT NOT NULL,
+        -- JSON [{id, priority}]; single_pricebook: the body used pricebook_id.
+        pricebooks TEXT NOT NULL DEFAULT '[]',
+        single_pricebook INTEGER NOT NULL DEFAULT 0,
+        -- JSON object: locales, enable_price_segmentation.
+        extra TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX catalogs_created ON catalogs (store_id, created_at, id);
+      CREATE INDEX catalogs_updated ON catalogs (store_id, updated_at, id);
+
+      CREATE TABLE catalog_rules (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        catalog_id TEXT NOT NULL REFERENCES catalogs(id),
+        description TEXT,
+        -- JSON arrays of strings; schedules: [{valid_from, valid_to}]; pricebook_ids: [{id, priority}].
+        account_ids TEXT NOT NULL DEFAULT '[]',
+        account_tag_ids TEXT NOT NULL DEFAULT '[]',
+        customer_ids TEXT NOT NULL DEFAULT '[]',
+        channels TEXT NOT NULL DEFAULT '[]',
+        tags TEXT NOT NULL DEFAULT '[]',
+        schedules TEXT NOT NULL DEFAULT '[]',
+        pricebook_ids TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX catalog_rules_created ON catalog_rules (store_id, created_at, id);
+      CREATE INDEX catalog_rules_catalog ON catalog_rules (catalog_id);
+
+      CREATE TABLE catalog_releases (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        catalog_id TEXT NOT NULL REFERENCES catalogs(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT,
+        -- JSON [{id, label, name}] and the catalog's price books [{id, priority}] when published.
+        hierarchies TEXT NOT NULL,
+        pricebooks TEXT NOT NULL,
+        release_status TEXT NOT NULL,
+        total_products INTEGER NOT NULL,
+        total_nodes INTEGER NOT NULL,
+        published_at TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX catalog_releases_created ON catalog_releases (store_id, catalog_id, created_at, id);
+
+      CREATE TABLE release_hierarchies (
+        release_id TEXT NOT NULL REFERENCES catalog_releases(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        slug TEXT,
+        description TEXT,
+        extra TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (release_id, id)
+      );
+      CREATE INDEX release_hierarchies_position ON release_hierarchies (release_id, position);
+
+      CREATE TABLE release_nodes (
+        release_id TEXT NOT NULL REFERENCES catalog_releases(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        hierarchy_id TEXT NOT NULL,
+        -- '' for a top-level node.
+        parent_key TEXT NOT NULL,
+        -- Place in the release: hierarchy order, then depth-first with children as PXM orders them.
+        position INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        slug TEXT,
+        description TEXT,
+        extra TEXT NOT NULL,
+        -- JSON array: the node's ancestors from the top, then the node.
+        bread_crumb TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (release_id, id)
+      );
+      CREATE INDEX release_nodes_position ON release_nodes (release_id, position);
+      CREATE INDEX release_nodes_hierarchy ON release_nodes (release_id, hierarchy_id, position);
+      CREATE INDEX release_nodes_parent ON release_nodes (release_id, parent_key, position);
+
+      CREATE TABLE release_products (
+        release_id TEXT NOT NULL REFERENCES catalog_releases(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        commodity_type TEXT NOT NULL,
+        sku TEXT,
+        slug TEXT,
+        description TEXT,
+        upc_ean TEXT,
+        mpn TEXT,
+        external_ref TEXT,
+        tags TEXT NOT NULL,
+        extra TEXT NOT NULL,
+        product_type TEXT NOT NULL,
+        parent_id TEXT,
+        child_variations TEXT,
+        price_modifiers TEXT NOT NULL,
+        main_image_id TEXT,
+        files TEXT NOT NULL,
+        -- JSON: {nodeId: [ancestor ids…, nodeId]} of the nodes the product sits in.
+        bread_crumbs TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        parent_key TEXT GENERATED ALWAYS AS (COALESCE(parent_id, '')) VIRTUAL,
+        PRIMARY KEY (release_id, id)
+      );
+      CREATE INDEX release_products_position ON release_products (release_id, position);
+      CREATE INDEX release_products_parent ON release_products (release_id, parent_key, position);
+      CREATE INDEX release_products_sku ON release_products (release_id, sku);
+      CREATE INDEX release_products_slug ON release_products (release_id, slug);
+
+      CREATE TABLE release_node_products (
+        release_id TEXT NOT NULL REFERENCES catalog_releases(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        hierarchy_id TEXT NOT NULL,
+        product_id TEXT NOT NULL,
+        -- Curated first, then newest first, as the node lists them in PXM.
+        position INTEGER NOT NULL,
+        PRIMARY KEY (release_id, node_id, product_id)
+      );
+      CREATE INDEX release_node_products_node ON release_node_products (release_id, node_id, position);
+      CREATE INDEX release_node_products_hierarchy
+        ON release_node_products (release_id, hierarchy_id, product_id);
+
+      CREATE TABLE release_prices (
+        release_id TEXT NOT NULL REFERENCES catalog_releases(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        sku TEXT NOT NULL,
+        price_id TEXT NOT NULL,
+        pricebook_id TEXT NOT NULL,
+        currencies TEXT NOT NULL,
+        sales TEXT,
+        PRIMARY KEY (release_id, sku)
+      );
+      -- The products of each hierarchy of a release (in any of its nodes), once each.
+      CREATE TABLE release_hierarchy_products (
+        release_id TEXT NOT NULL REFERENCES catalog_releases(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        hierarchy_id TEXT NOT NULL,
+        product_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (release_id, hierarchy_id, product_id)
+      );
+      CREATE INDEX release_hierarchy_products_position
+        ON release_hierarchy_products (release_id, hierarchy_id, position);
+
+      -- A node's and a hierarchy's products as their lists read them: the product's columns
+      -- with the link's scope and order (link_position).
+      CREATE VIEW release_node_product_list AS
+        SELECT np.release_id AS release_id, np.store_id AS store_id, np.node_id AS node_id,
+               np.position AS link_position,
+               p.id AS id, p.position AS position, p.name AS name, p.commodity_type AS
+               commodity_type, p.sku AS sku, p.slug AS slug, p.description AS
+               description, p.upc_ean AS upc_ean, p.mpn AS mpn, p.external_ref AS
+               external_ref, p.tags AS tags, p.extra AS extra, p.product_type AS
+               product_type, p.parent_id AS parent_id, p.child_variations AS
+               child_variations, p.price_modifiers AS price_modifiers, p.main_image_id
+               AS main_image_id, p.files AS files, p.bread_crumbs AS bread_crumbs,
+               p.created_at AS created_at, p.updated_at AS updated_at
+        FROM release_node_products np
+        JOIN release_products p ON p.release_id = np.release_id AND p.id = np.product_id;
+      CREATE VIEW release_hierarchy_product_list AS
+        SELECT hp.release_id AS release_id, hp.store_id AS store_id,
+               hp.hierarchy_id AS hierarchy_id, hp.position AS link_position,
+               p.id AS id, p.position AS position, p.name AS name, p.commodity_type AS
+               commodity_type, p.sku AS sku, p.slug AS slug, p.description AS
+               description, p.upc_ean AS upc_ean, p.mpn AS mpn, p.external_ref AS
+               external_ref, p.tags AS tags, p.extra AS extra, p.product_type AS
+               product_type, p.parent_id AS parent_id, p.child_variations AS
+               child_variations, p.price_modifiers AS price_modifiers, p.main_image_id
+               AS main_image_id, p.files AS files, p.bread_crumbs AS bread_crumbs,
+               p.created_at AS created_at, p.updated_at AS updated_at
+        FROM release_hierarchy_products hp
+        JOIN release_products p ON p.release_id = hp.release_id AND p.id = hp.product_id;
+
+      -- A catalog product in a cart (type cart_item): the product and the catalog it came from.
+      ALTER TABLE cart_items ADD COLUMN product_id TEXT;
+      ALTER TABLE cart_items ADD COLUMN catalog_id TEXT;
+    `,
+  },
 ];

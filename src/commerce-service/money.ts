@@ -97,6 +97,11 @@ export function formatMoney(amount: number, currency: string): string {
   return `${sign}${format.symbol}${number}`;
 }
 
+/** Minor-unit digits of a currency (2 for USD, 0 for JPY; 2 for codes without a format). */
+export function currencyDecimals(currency: string): number {
+  return CURRENCY_FORMATS[currency.toUpperCase()]?.decimals ?? 2;
+}
+
 export function money(amount: number, currency: string): MoneyValue {
   return { amount, currency, formatted: formatMoney(amount, currency) };
 }

@@ -83,6 +83,48 @@ const PCM_ROUTES = [
   `GET ${PCM_NODE}/products`,
 ];
 
+/**
+ * Catalogs, releases and rules: the store's admin API, under production's /catalogs and the
+ * older docs' /pcm/catalogs (both served).
+ */
+const CATALOG_ADMIN_ROUTES = ['/catalogs', '/pcm/catalogs'].flatMap((base) => [
+  `POST ${base}`,
+  `GET ${base}`,
+  `GET ${base}/:catalogId`,
+  `PUT ${base}/:catalogId`,
+  `DELETE ${base}/:catalogId`,
+  `POST ${base}/:catalogId/releases`,
+  `GET ${base}/:catalogId/releases`,
+  `DELETE ${base}/:catalogId/releases`,
+  `GET ${base}/:catalogId/releases/:releaseId`,
+  `DELETE ${base}/:catalogId/releases/:releaseId`,
+  `POST ${base}/rules`,
+  `GET ${base}/rules`,
+  `GET ${base}/rules/:ruleId`,
+  `PUT ${base}/rules/:ruleId`,
+  `DELETE ${base}/rules/:ruleId`,
+]);
+
+/** The shopper catalog's tree, under /catalog and under a release (/catalogs/{c}/releases/{r}). */
+const CATALOG_TREE = [
+  '/hierarchies',
+  '/hierarchies/:hierarchyId',
+  '/hierarchies/:hierarchyId/nodes',
+  '/hierarchies/:hierarchyId/children',
+  '/hierarchies/:hierarchyId/products',
+  '/hierarchies/:hierarchyId/relationships/products',
+  '/nodes',
+  '/nodes/:nodeId',
+  '/nodes/:nodeId/relationships/children',
+  '/nodes/:nodeId/relationships/products',
+  '/products',
+  '/products/:productId',
+  '/products/:productId/relationships/children',
+];
+const RELEASE_TREE_ROUTES = ['/catalogs', '/pcm/catalogs'].flatMap((base) =>
+  CATALOG_TREE.map((path) => `GET ${base}/:catalogId/releases/:releaseId${path}`),
+);
+
 /** `METHOD url` (the url as the route was declared, prefix included) → its scope. */
 export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v2/settings': 'store',
@@ -197,10 +239,17 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
 
   // Products, variations, builds, hierarchies and nodes (PXM admin): the store's.
   ...Object.fromEntries(PCM_ROUTES.map((route) => [route, 'store' as const])),
+  ...Object.fromEntries(CATALOG_ADMIN_ROUTES.map((route) => [route, 'store' as const])),
+
+  // The shopper catalog: what a storefront browses with its implicit token.
+  'GET /catalog': 'shopper',
+  ...Object.fromEntries(CATALOG_TREE.map((path) => [`GET /catalog${path}`, 'shopper' as const])),
+  // The same tree of a named release: the store's (a shopper reads the catalog rules give it).
+  ...Object.fromEntries(RELEASE_TREE_ROUTES.map((route) => [route, 'store' as const])),
 };
 
 /** Routes under these prefixes are behind the tokens, and each needs a scope here. */
-export const SCOPED_PREFIXES: readonly string[] = ['/v2/', '/pcm/'];
+export const SCOPED_PREFIXES: readonly string[] = ['/v2/', '/pcm/', '/catalog'];
 
 /** Whether a route (its url as declared) is behind the tokens and so needs a scope. */
 export function needsScope(url: string): boolean {

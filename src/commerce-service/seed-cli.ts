@@ -1,5 +1,5 @@
 /**
- * `npm run seed -- [--orders N] [--db path]`: replaces the demo store's data (the store of the
+ * `npm run seed -- [--orders N] [--products N] [--bulk-node-products N] [--db path]`: replaces the demo store's data (the store of the
  * first client in COMMERCE_CLIENTS) with a fresh deterministic data set of N orders (default
  * 12,000), for benchmarks and demos. The database is COMMERCE_DB unless --db is given. Other
  * stores, settings and tokens are left alone. Safe beside a running service (SQLite WAL,
@@ -11,17 +11,21 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadServiceConfig } from './config.ts';
 import { openDatabase } from './db.ts';
+import { DEFAULT_SEED_PRODUCTS } from './seed/catalog.ts';
 import { DEFAULT_SEED_ORDERS, seedDemoStore } from './seed.ts';
 import { ensureStores } from './stores.ts';
 import { formatTimestamp } from './time.ts';
 
-const USAGE = `Usage: npm run seed -- [--orders N] [--db path]
+const USAGE = `Usage: npm run seed -- [--orders N] [--products N] [--bulk-node-products N] [--db path]
 
 Re-seeds the demo store (first client in COMMERCE_CLIENTS) with N orders, replacing its
 previous data.
-  --orders N   number of orders, a whole number from 0 (default ${DEFAULT_SEED_ORDERS})
-  --db path    SQLite file (default COMMERCE_DB, else .data/commerce.db)
-  --help       show this help`;
+  --orders N               number of orders, a whole number from 0 (default ${DEFAULT_SEED_ORDERS})
+  --products N             catalog products in the departments (default ${DEFAULT_SEED_PRODUCTS})
+  --bulk-node-products N   products under one "Bulk" node, published (default 0: no node);
+                           20000 puts a node's product list past the 10,000 offset limit
+  --db path                SQLite file (default COMMERCE_DB, else .data/commerce.db)
+  --help                   show this help`;
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -29,18 +33,29 @@ export class UsageError extends Error {
 
 export interface SeedCliOptions {
   orders: number;
+  /** Present only when given on the command line. */
+  products?: number;
+  bulkNodeProducts?: number;
   dbPath: string | undefined;
   help: boolean;
 }
 
 /** Parses the command line; throws UsageError with a message fit for the terminal. */
 export function parseSeedArgs(argv: string[]): SeedCliOptions {
-  let values: { orders?: string; db?: string; help?: boolean };
+  let values: {
+    orders?: string;
+    products?: string;
+    'bulk-node-products'?: string;
+    db?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
       options: {
         orders: { type: 'string' },
+        products: { type: 'string' },
+        'bulk-node-products': { type: 'string' },
         db: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -50,18 +65,27 @@ export function parseSeedArgs(argv: string[]): SeedCliOptions {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  let orders = DEFAULT_SEED_ORDERS;
-  if (values.orders !== undefined) {
-    const raw = values.orders.replaceAll('_', '');
+  const count = (flag: string, value: string | undefined): number | undefined => {
+    if (value === undefined) return undefined;
+    const raw = value.replaceAll('_', '');
     if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-      throw new UsageError(`--orders must be a whole number >= 0, got "${values.orders}"`);
+      throw new UsageError(`--${flag} must be a whole number >= 0, got "${value}"`);
     }
-    orders = Number(raw);
-  }
+    return Number(raw);
+  };
+  const orders = count('orders', values.orders) ?? DEFAULT_SEED_ORDERS;
+  const products = count('products', values.products);
+  const bulkNodeProducts = count('bulk-node-products', values['bulk-node-products']);
   if (values.db !== undefined && values.db.trim() === '') {
     throw new UsageError('--db needs a path');
   }
-  return { orders, dbPath: values.db, help: values.help === true };
+  return {
+    orders,
+    ...(products === undefined ? {} : { products }),
+    ...(bulkNodeProducts === undefined ? {} : { bulkNodeProducts }),
+    dbPath: values.db,
+    help: values.help === true,
+  };
 }
 
 function main(): number {
@@ -96,14 +120,20 @@ function main(): number {
     const now = formatTimestamp(Date.now());
     const [storeId] = ensureStores(db, config.clients, now);
     if (storeId === undefined) throw new Error('no client configured');
-    const summary = seedDemoStore(db, storeId, { orders: options.orders });
+    const summary = seedDemoStore(db, storeId, {
+      orders: options.orders,
+      ...(options.products === undefined ? {} : { products: options.products }),
+      ...(options.bulkNodeProducts === undefined
+        ? {}
+        : { bulkNodeProducts: options.bulkNodeProducts }),
+    });
     // Marks the store as seeded, so the service does not seed it again at start.
     db.prepare('UPDATE stores SET seeded_at = ? WHERE id = ?').run(now, storeId);
     process.stdout.write(
       `Seeded store ${storeId} (client "${config.clients[0]?.id}") in ${dbPath}: ` +
         `${summary.orders} orders (${summary.orderItems} items), ${summary.customApis} Custom ` +
         `APIs with ${summary.entries} entries, ${summary.carts} cart, ${summary.files} files, ` +
-        `${summary.accounts} accounts in ${summary.ms} ms\n`,
+        `${summary.accounts} accounts, ${summary.products} catalog products in ${summary.ms} ms\n`,
     );
   } finally {
     db.close();

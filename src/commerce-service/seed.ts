@@ -14,11 +14,12 @@ import { uuidFromBytes } from './ids.ts';
 import { loadWithoutLadder } from './ladder.ts';
 import { dataSize, entryEtag } from './routes/entries.ts';
 import { type OrderRow, renderOrder } from './routes/orders.ts';
+import { type CatalogSeedOptions, seedCatalog, wipeCatalog } from './seed/catalog.ts';
 import { CUSTOM_APIS } from './seed/custom-apis.ts';
 import { generateOrders } from './seed/orders.ts';
 import { createRandom, iso, type Random, SEED_EPOCH } from './seed/random.ts';
 
-export interface SeedOptions {
+export interface SeedOptions extends CatalogSeedOptions {
   /** Number of orders to create. Default 12,000. */
   orders?: number;
 }
@@ -32,6 +33,8 @@ export interface SeedSummary {
   files: number;
   accounts: number;
   customers: number;
+  /** PXM products (children included) of the demo catalog. */
+  products: number;
   /** Wall time of the whole seed, milliseconds. */
   ms: number;
 }
@@ -72,6 +75,7 @@ export function wipeStoreData(db: Database, storeId: string): void {
     db.prepare('DELETE FROM files WHERE store_id = ?').run(storeId);
     db.prepare('DELETE FROM accounts WHERE store_id = ?').run(storeId);
     db.prepare('DELETE FROM customers WHERE store_id = ?').run(storeId);
+    wipeCatalog(db, storeId);
   })();
 }
 
@@ -113,6 +117,7 @@ export function seedDemoStore(
       files: 0,
       accounts: 0,
       customers: 0,
+      products: 0,
       ms: 0,
     },
   };
@@ -128,6 +133,8 @@ export function seedDemoStore(
       seedDemoCart(seed);
       seedOrders(seed, orderCount);
       seedCustomers(seed);
+      // Its own PRNG stream: the rows above are what they were before the catalog existed.
+      seed.summary.products = seedCatalog(db, storeId, options).products;
     }),
   );
   run();

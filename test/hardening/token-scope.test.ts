@@ -54,7 +54,13 @@ type Ref =
   | 'optionModifier'
   | 'job'
   | 'hierarchy'
-  | 'node';
+  | 'node'
+  | 'catalog'
+  | 'release'
+  | 'rule'
+  | 'publicHierarchy'
+  | 'publicNode'
+  | 'publicProduct';
 
 interface Case {
   params?: Record<string, Ref>;
@@ -177,6 +183,64 @@ const TABLE: Record<string, Case[]> = {
   [`${BOOKS}/:pricebookId/modifiers/:modifierId`]: [
     { params: { pricebookId: 'pricebook', modifierId: 'priceModifier' }, expect: STORE },
   ],
+  // Catalogs, releases and rules (both paths) are the store's; the shopper catalog is anyone's.
+  ...Object.fromEntries(
+    ['/catalogs', '/pcm/catalogs'].flatMap((base): [string, Case[]][] => [
+      [base, [{ expect: STORE }]],
+      [`${base}/:catalogId`, [{ params: { catalogId: 'catalog' }, expect: STORE }]],
+      [`${base}/:catalogId/releases`, [{ params: { catalogId: 'catalog' }, expect: STORE }]],
+      [
+        `${base}/:catalogId/releases/:releaseId`,
+        [{ params: { catalogId: 'catalog', releaseId: 'release' }, expect: STORE }],
+      ],
+      [`${base}/rules`, [{ expect: STORE }]],
+      [`${base}/rules/:ruleId`, [{ params: { ruleId: 'rule' }, expect: STORE }]],
+    ]),
+  ),
+  '/catalog': [{ expect: ANYONE }],
+  // The catalog tree: anyone's under /catalog, the store's under a named release.
+  ...Object.fromEntries(
+    [
+      '/catalog',
+      '/catalogs/:catalogId/releases/:releaseId',
+      '/pcm/catalogs/:catalogId/releases/:releaseId',
+    ].flatMap((base): [string, Case[]][] => {
+      const shared = base === '/catalog';
+      const ok = shared ? ANYONE : STORE;
+      const release: Record<string, Ref> = shared
+        ? {}
+        : { catalogId: 'catalog', releaseId: 'release' };
+      const h: Record<string, Ref> = { ...release, hierarchyId: 'publicHierarchy' };
+      const n: Record<string, Ref> = { ...release, nodeId: 'publicNode' };
+      const p: Record<string, Ref> = { ...release, productId: 'publicProduct' };
+      return [
+        [`${base}/hierarchies`, [{ params: release, expect: ok }]],
+        [`${base}/hierarchies/:hierarchyId`, [{ params: h, expect: ok }]],
+        [`${base}/hierarchies/:hierarchyId/nodes`, [{ params: h, expect: ok }]],
+        [`${base}/hierarchies/:hierarchyId/children`, [{ params: h, expect: ok }]],
+        [`${base}/hierarchies/:hierarchyId/products`, [{ params: h, expect: ok }]],
+        [`${base}/hierarchies/:hierarchyId/relationships/products`, [{ params: h, expect: ok }]],
+        [`${base}/nodes`, [{ params: release, expect: ok }]],
+        [`${base}/nodes/:nodeId`, [{ params: n, expect: ok }]],
+        [`${base}/nodes/:nodeId/relationships/children`, [{ params: n, expect: ok }]],
+        [`${base}/nodes/:nodeId/relationships/products`, [{ params: n, expect: ok }]],
+        [`${base}/products`, [{ params: release, expect: ok }]],
+        [`${base}/products/:productId`, [{ params: p, expect: ok }]],
+        // The product is no parent: a 422 for whoever may read the tree.
+        [
+          `${base}/products/:productId/relationships/children`,
+          [
+            {
+              params: p,
+              expect: shared
+                ? { store: 422, guest: 422, account: 422, ann: 422 }
+                : { ...STORE, store: 422 },
+            },
+          ],
+        ],
+      ];
+    }),
+  ),
 };
 
 const ADDRESS = {
@@ -267,7 +331,14 @@ beforeAll(async () => {
   const upload = await fetch(`${url}/v2/files`, { method: 'POST', headers: admin, body: form });
   ids.file = ((await upload.json()) as { data: { id: string } }).data.id;
 
-  ids.stockProduct = '5c0a3e4e-8f1b-4c2d-9e6f-7a8b9c0d1e2f';
+  ids.stockProduct = (
+    await made('POST', '/pcm/products', admin, {
+      data: {
+        type: 'product',
+        attributes: { name: 'Stocked mug', commodity_type: 'physical', status: 'draft' },
+      },
+    })
+  ).id;
   await made('POST', `/v2/inventories/${ids.stockProduct}`, admin, { data: { quantity: 5 } });
   ids.transaction = (
     await made('POST', `/v2/inventories/${ids.stockProduct}/transactions`, admin, {
@@ -355,6 +426,47 @@ beforeAll(async () => {
       data: [{ type: 'product', id: ids.product }],
     },
   );
+
+  // A published catalog of a public hierarchy (the secret one stays unpublished) and a rule.
+  const publicRange = (
+    await made('POST', '/pcm/hierarchies', admin, {
+      data: { type: 'hierarchy', attributes: { name: 'Public range' } },
+    })
+  ).id;
+  ids.publicHierarchy = publicRange;
+  ids.publicNode = (
+    await made('POST', `/pcm/hierarchies/${publicRange}/nodes`, admin, {
+      data: { type: 'node', attributes: { name: 'Public shelf' } },
+    })
+  ).id;
+  ids.publicProduct = (
+    await made('POST', '/pcm/products', admin, {
+      data: {
+        type: 'product',
+        attributes: { name: 'Public mug', commodity_type: 'physical', sku: 'MUG', status: 'live' },
+      },
+    })
+  ).id;
+  await made(
+    'POST',
+    `/pcm/hierarchies/${publicRange}/nodes/${ids.publicNode}/relationships/products`,
+    admin,
+    { data: [{ type: 'product', id: ids.publicProduct }] },
+  );
+  ids.catalog = (
+    await made('POST', '/catalogs', admin, {
+      data: { type: 'catalog', attributes: { name: 'Shop', hierarchy_ids: [publicRange] } },
+    })
+  ).id;
+  ids.release = (await made('POST', `/catalogs/${ids.catalog}/releases`, admin, undefined)).id;
+  ids.rule = (
+    await made('POST', '/catalogs/rules', admin, {
+      data: {
+        type: 'catalog_rule',
+        attributes: { name: 'mobile', catalog_id: ids.catalog, channels: ['mobile'] },
+      },
+    })
+  ).id;
 
   const customerTokens = {} as Record<'ann' | 'bob', string>;
   for (const who of ['ann', 'bob'] as const) {
@@ -492,7 +604,7 @@ describe('the scope of each kind of token, route by route', () => {
     const writes = serviceRoutes(app).filter(
       (r) =>
         !['GET', 'HEAD'].includes(r.method) &&
-        (r.url.startsWith('/v2/') || r.url.startsWith('/pcm/')),
+        (r.url.startsWith('/v2/') || r.url.startsWith('/pcm/') || r.url.startsWith('/catalog')),
     );
     expect(writes.length).toBeGreaterThan(20);
     for (const route of writes) {

@@ -191,7 +191,8 @@ describe('carts, custom items and custom discounts over HTTP', () => {
   it('rejects invalid custom items, naming the field', async () => {
     const cart = await createCart();
     const cases: [Record<string, unknown>, string][] = [
-      [{ ...ITEM, type: 'cart_item' }, 'data.type'],
+      // cart_item is a catalog product (cart-products.test.ts); other item types are not served.
+      [{ ...ITEM, type: 'promotion_item' }, 'data.type'],
       [{ ...ITEM, quantity: 0 }, 'data.quantity'],
       [{ ...ITEM, quantity: 1.5 }, 'data.quantity'],
       [{ ...ITEM, price: { amount: 10.5, includes_tax: true } }, 'data.price.amount'],
@@ -310,12 +311,13 @@ describe('carts, custom items and custom discounts over HTTP', () => {
     });
     expect(errorOf(nullCart).detail).toBe('data.type must be "cart", got null.');
 
-    const catalog = 'This service has no catalog, so only custom items can be added to a cart.';
+    const catalog =
+      'A cart takes custom_item (name, sku, price) or cart_item (a catalog product by id or sku).';
     const cartItem = await service.call('POST', `/v2/carts/${cartId}/items`, {
-      json: { data: { ...ITEM, type: 'cart_item' } },
+      json: { data: { ...ITEM, type: 'promotion_item' } },
     });
     expect(errorOf(cartItem).detail).toBe(
-      `data.type must be "custom_item", got "cart_item". ${catalog}`,
+      `data.type must be "custom_item", got "promotion_item". ${catalog}`,
     );
     const noType = await service.call('POST', `/v2/carts/${cartId}/items`, {
       json: { data: { ...ITEM, type: undefined } },

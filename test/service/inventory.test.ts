@@ -17,8 +17,22 @@ beforeAll(async () => {
 });
 afterAll(() => service?.close());
 
+/** A PXM product (stock is managed only for the store's products). */
+async function product(): Promise<string> {
+  const result = await service.call('POST', '/pcm/products', {
+    json: {
+      data: {
+        type: 'product',
+        attributes: { name: 'Stocked', commodity_type: 'physical', status: 'live' },
+      },
+    },
+  });
+  if (result.status !== 201) throw new Error(JSON.stringify(result.body));
+  return result.body.data.id;
+}
+
 async function stocked(quantity: number): Promise<string> {
-  const id = randomUUID();
+  const id = await product();
   const result = await service.call('POST', `${STOCK}/${id}`, { json: { data: { quantity } } });
   if (result.status !== 201) throw new Error(JSON.stringify(result.body));
   return id;
@@ -36,7 +50,7 @@ async function stockOf(id: string) {
 
 describe('stock in the basic form', () => {
   it('starts managing stock, reads it, lists it and stops', async () => {
-    const id = randomUUID();
+    const id = await product();
     const created = await service.call('POST', `${STOCK}/${id}`, {
       json: { data: { quantity: 12 } },
     });
@@ -193,6 +207,11 @@ describe('stock in the basic form', () => {
       expect(errorOf(result), JSON.stringify(json)).toMatchObject({ status: 400, source });
     }
     expect(errorOf(await transact(randomUUID(), 'increment', 1)).status).toBe(404);
+    // Stock is managed only for a product of the store.
+    const unknown = await service.call('POST', `${STOCK}/${randomUUID()}`, {
+      json: { data: { quantity: 1 } },
+    });
+    expect(errorOf(unknown)).toMatchObject({ status: 404 });
   });
 
   it('never goes below zero under a burst of concurrent allocations', async () => {
@@ -221,7 +240,7 @@ describe('stock in the basic form', () => {
 describe('stock in the multi-location form', () => {
   it('answers nested stock and transactions under EP-Inventories-Multi-Location: true', async () => {
     const created = await service.call('POST', STOCK, {
-      json: { data: { id: randomUUID(), type: 'stock', attributes: { available: 7 } } },
+      json: { data: { id: await product(), type: 'stock', attributes: { available: 7 } } },
     });
     expect(created.status).toBe(201);
     const id = created.body.data.id;

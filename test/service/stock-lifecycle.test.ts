@@ -30,6 +30,11 @@ beforeAll(() => {
 
 function product(available: number): string {
   const id = randomUUID();
+  // Stock is managed only for a PXM product of the store.
+  db.prepare(
+    `INSERT INTO pcm_products (id, store_id, name, commodity_type, status, created_at, updated_at)
+     VALUES (?, ?, 'Stocked', 'physical', 'live', ?, ?)`,
+  ).run(id, store, NOW, NOW);
   createStock(db, store, id, available, NOW);
   return id;
 }

@@ -89,7 +89,7 @@ export function parseCustomItem(body: unknown): CustomItemInput {
   requireType(
     data,
     'custom_item',
-    'This service has no catalog, so only custom items can be added to a cart.',
+    'A cart takes custom_item (name, sku, price) or cart_item (a catalog product by id or sku).',
   );
   const price = requireObject(data, 'price', {
     shape: '{"amount": <minor units>, "includes_tax": bool}',

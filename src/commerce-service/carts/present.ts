@@ -52,12 +52,15 @@ function presentItem(state: CartState, item: ItemRow, line: ItemTotals | undefin
   const discounts = discountsOn(state, item.id);
   return {
     id: item.id,
-    type: 'custom_item',
+    type: item.type ?? 'custom_item',
+    ...(item.product_id == null
+      ? {}
+      : { product_id: item.product_id, catalog_id: item.catalog_id, catalog_source: 'pim' }),
     name: item.name,
     description: item.description,
     sku: item.sku,
     quantity: item.quantity,
-    manage_stock: false,
+    manage_stock: item.product_id != null,
     unit_price: { amount: item.unit_amount, currency, includes_tax: item.includes_tax === 1 },
     value: { amount: line.withoutDiscount, currency, includes_tax: item.includes_tax === 1 },
     links: {},
@@ -105,7 +108,7 @@ export function presentCart(state: CartState) {
       ...(cart.customer_id === null
         ? {}
         : { customers: { data: [{ type: 'customer', id: cart.customer_id }] } }),
-      items: { data: state.items.map((i) => ({ type: 'custom_item', id: i.id })) },
+      items: { data: state.items.map((i) => ({ type: i.type ?? 'custom_item', id: i.id })) },
       custom_discounts: {
         data: discountsOn(state, null).map((d) => ({ type: 'custom_discount', id: d.id })),
       },

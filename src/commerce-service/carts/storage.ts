@@ -23,6 +23,10 @@ export interface CartRow {
 export interface ItemRow {
   id: string;
   cart_id: string;
+  /** `custom_item`, or `cart_item` for a catalog product (with product_id and catalog_id). */
+  type?: string;
+  product_id?: string | null;
+  catalog_id?: string | null;
   name: string;
   sku: string;
   description: string;
@@ -166,12 +170,16 @@ export function touchCart(db: Db, cartId: string, now: string): void {
 export function insertItem(db: Db, storeId: string, item: ItemRow, now: string): void {
   cachedStatement(
     db,
-    `INSERT INTO cart_items (id, store_id, cart_id, name, sku, description, quantity, unit_amount,
-                             includes_tax, created_at, updated_at)
-     VALUES (@id, @store_id, @cart_id, @name, @sku, @description, @quantity, @amount,
-             @includes_tax, @now, @now)`,
+    `INSERT INTO cart_items (id, store_id, cart_id, type, product_id, catalog_id, name, sku,
+                             description, quantity, unit_amount, includes_tax, created_at,
+                             updated_at)
+     VALUES (@id, @store_id, @cart_id, @type, @product_id, @catalog_id, @name, @sku,
+             @description, @quantity, @amount, @includes_tax, @now, @now)`,
   ).run({
     id: item.id,
+    type: item.type ?? 'custom_item',
+    product_id: item.product_id ?? null,
+    catalog_id: item.catalog_id ?? null,
     store_id: storeId,
     cart_id: item.cart_id,
     name: item.name,

@@ -45,14 +45,14 @@ export interface TransactionRow {
   created_at: string;
 }
 
-/**
- * Whether `productId` names a product of the store. The one place stock learns about
- * products: PXM products are built beside this module, so for now every product id (a uuid,
- * checked by the routes) may have stock; when the products table lands this function looks
- * the id up and `POST /v2/inventories/{id}` answers 404 for an unknown product.
- */
-export function productExists(_db: Db, _storeId: string, _productId: string): boolean {
-  return true;
+/** Whether `productId` names a PXM product of the store (`/pcm/products`). */
+export function productExists(db: Db, storeId: string, productId: string): boolean {
+  return (
+    cachedStatement(db, 'SELECT 1 FROM pcm_products WHERE store_id = ? AND id = ?').get(
+      storeId,
+      productId,
+    ) !== undefined
+  );
 }
 
 export function findStock(db: Db, storeId: string, productId: string): StockRow | undefined {

@@ -1,12 +1,13 @@
 /**
- * A cart's items (`/v2/carts/{id}/items[/{itemId}]`): custom items only, as this service has
- * no catalog. Every write answers with the cart's whole item list and totals, as production
+ * A cart's items (`/v2/carts/{id}/items[/{itemId}]`): custom items, and catalog products
+ * (`cart_item`, carts/product-items.ts) from the caller's resolved catalog. Every write answers with the cart's whole item list and totals, as production
  * does, and judges the cart's totals (money bounds) before it writes. Registered by carts.ts,
  * behind its check of who may use the cart.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { parseCustomItem, parseQuantityUpdate } from '../carts/bodies.ts';
 import { presentItems } from '../carts/present.ts';
+import { cartItemData, parseProductItem, priceProductItem } from '../carts/product-items.ts';
 import {
   type CartState,
   deleteItems,
@@ -20,7 +21,9 @@ import {
 import { judgeCartTotals } from '../carts/totals.ts';
 import type { ServiceContext } from '../context.ts';
 import { newId } from '../ids.ts';
+import { checkStock } from '../inventory/stock.ts';
 import type { CartParams } from './carts.ts';
+import { resolvedRelease } from './shopper-catalog.ts';
 
 interface ItemParams extends CartParams {
   itemId: string;
@@ -58,6 +61,54 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
     );
 
     app.post<{ Params: CartParams }>('/carts/:cartId/items', async (request, reply) => {
+      const productData = cartItemData(request.body);
+      if (productData !== undefined) {
+        const input = parseProductItem(productData);
+        const result = writeItems(request.store.id, request.params.cartId, (state, now) => {
+          const release = resolvedRelease(ctx, request);
+          const probe = priceProductItem(db, release, input, state.cart.currency, 1, ctx.clock());
+          const existing = state.items.find((i) => i.product_id === probe.product.id);
+          const quantity = (existing?.quantity ?? 0) + input.quantity;
+          const priced = priceProductItem(
+            db,
+            release,
+            { id: probe.product.id, quantity },
+            state.cart.currency,
+            quantity,
+            ctx.clock(),
+          );
+          const stamp = now();
+          if (existing !== undefined) {
+            const items = state.items.map((i) => (i === existing ? { ...i, quantity } : i));
+            judgeCartTotals({ ...state, items }, 'data.quantity', 'Adding this item');
+            setItemQuantity(db, existing.id, quantity, stamp);
+            return;
+          }
+          const item: ItemRow = {
+            id: newId(),
+            cart_id: state.cart.id,
+            type: 'cart_item',
+            product_id: priced.product.id,
+            catalog_id: release.catalog_id,
+            name: priced.product.name,
+            sku: priced.sku,
+            description: priced.product.description ?? '',
+            quantity,
+            unit_amount: priced.unitAmount,
+            includes_tax: priced.includesTax ? 1 : 0,
+            created_at: stamp,
+            updated_at: stamp,
+          };
+          judgeCartTotals(
+            { ...state, items: [...state.items, item] },
+            'data.quantity',
+            'Adding this item',
+          );
+          insertItem(db, request.store.id, item, stamp);
+        });
+        reply.code(201);
+        return result;
+      }
       const input = parseCustomItem(request.body);
       const storeId = request.store.id;
       const result = writeItems(storeId, request.params.cartId, (state, now) => {
@@ -99,6 +150,7 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const stamp = now();
         const items = state.items.map((i) => (i === item ? { ...i, quantity } : i));
         judgeCartTotals({ ...state, items }, 'data.quantity', 'This quantity');
+        if (item.product_id != null) checkStock(db, request.store.id, item.product_id, quantity);
         setItemQuantity(db, item.id, quantity, stamp);
       });
     });

@@ -12,6 +12,7 @@ import type { ServiceContext } from '../context.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { recheckOrderStock } from '../inventory/stock.ts';
 import type { CartParams } from './carts.ts';
 import { JSON_CONTENT_TYPE, storeCheckedOutOrder } from './orders.ts';
 
@@ -119,6 +120,17 @@ export function checkoutRoutes(ctx: ServiceContext): FastifyPluginAsync {
         // A cart written before amounts were bounded may hold more than an order can show.
         judgeCartItems(state);
         judgeCartTotals(state, 'cart', 'Checking out this cart');
+        // Catalog products are re-checked against stock (400 when short); nothing is allocated
+        // until payment (v2-catalog-notes §9).
+        recheckOrderStock(
+          db,
+          request.store.id,
+          state.items.flatMap((item) =>
+            item.product_id == null
+              ? []
+              : [{ productId: item.product_id, quantity: item.quantity }],
+          ),
+        );
         const orderId = insertOrder(db, state, customer, input, ctx.timestamp());
         // Rendered once, now that the order and its items are written; reads serve the text.
         return storeCheckedOutOrder(db, orderId);

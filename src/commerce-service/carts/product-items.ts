@@ -1,0 +1,117 @@
+/**
+ * Catalog products in a cart (v2-catalog-notes §8): `{data:{type:"cart_item", id | sku,
+ * quantity}}` names a product of the caller's resolved catalog (the same rule resolution as
+ * `/catalog`), priced from that release in the cart's currency (400 when the product has no
+ * price in it; volume tiers apply to the quantity) and checked against stock (400 when short).
+ * Adding a product already in the cart adds to that item's quantity, as production does.
+ */
+import type { ReleaseRow } from '../catalogs/records.ts';
+import type { ReleaseProductRow } from '../catalogs/views.ts';
+import { cachedStatement, type Db } from '../db.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { isUuid } from '../ids.ts';
+import { checkStock } from '../inventory/stock.ts';
+import { MAX_QUANTITY } from '../money.ts';
+import type { CurrencyMap, SaleMap } from '../pricebooks/bodies.ts';
+import { priceInCurrency, unitAmount } from '../pricebooks/resolve.ts';
+import { type JsonObject, optionalText, requireData, requireInteger } from '../request-body.ts';
+
+export interface ProductItemInput {
+  id?: string;
+  sku?: string;
+  quantity: number;
+}
+
+/** The body's `data` when it is a `cart_item`; undefined for any other type. */
+export function cartItemData(body: unknown): JsonObject | undefined {
+  const data = requireData(body);
+  return data.type === 'cart_item' ? data : undefined;
+}
+
+export function parseProductItem(data: JsonObject): ProductItemInput {
+  const id = data.id;
+  const sku = optionalText(data, 'sku');
+  if (id !== undefined && id !== null && (typeof id !== 'string' || !isUuid(id))) {
+    throw badRequest('data.id must be the uuid of a catalog product.', 'data.id');
+  }
+  if ((id === undefined || id === null) && sku === undefined) {
+    throw badRequest('A cart_item names its product: send data.id or data.sku.', 'data.id');
+  }
+  return {
+    ...(typeof id === 'string' ? { id: id.toLowerCase() } : {}),
+    ...(sku === undefined ? {} : { sku }),
+    quantity: requireInteger(data, 'quantity', { min: 1, max: MAX_QUANTITY }),
+  };
+}
+
+export interface PricedProduct {
+  product: ReleaseProductRow;
+  sku: string;
+  unitAmount: number;
+  includesTax: boolean;
+}
+
+/**
+ * The product of `input` in `release`, priced in `currency` for `quantity` (the quantity the
+ * item will have), with its stock checked. 404 when the catalog has no such product; 400 when
+ * it has no price in the currency or not enough stock.
+ */
+export function priceProductItem(
+  db: Db,
+  release: ReleaseRow,
+  input: ProductItemInput,
+  currency: string,
+  quantity: number,
+  now: number,
+): PricedProduct {
+  const product = (
+    input.id !== undefined
+      ? cachedStatement(db, 'SELECT * FROM release_products WHERE release_id = ? AND id = ?').get(
+          release.id,
+          input.id,
+        )
+      : cachedStatement(
+          db,
+          'SELECT * FROM release_products WHERE release_id = ? AND sku = ? LIMIT 1',
+        ).get(release.id, input.sku ?? '')
+  ) as ReleaseProductRow | undefined;
+  if (product === undefined) {
+    const named = input.id !== undefined ? `id ${input.id}` : `SKU ${input.sku}`;
+    throw notFound(`No product with ${named} in the shopper's catalog.`);
+  }
+  if (product.sku === null) {
+    throw badRequest(`Product ${product.id} has no SKU, so it has no price.`, 'data.id');
+  }
+  const stored = cachedStatement(
+    db,
+    'SELECT price_id, pricebook_id, currencies, sales FROM release_prices WHERE release_id = ? AND sku = ?',
+  ).get(release.id, product.sku) as
+    | { price_id: string; pricebook_id: string; currencies: string; sales: string | null }
+    | undefined;
+  const price =
+    stored &&
+    priceInCurrency(
+      {
+        id: stored.price_id,
+        pricebook_id: stored.pricebook_id,
+        sku: product.sku,
+        currencies: JSON.parse(stored.currencies) as CurrencyMap,
+        sales: stored.sales === null ? null : (JSON.parse(stored.sales) as SaleMap),
+      },
+      currency,
+      now,
+    );
+  if (price === undefined) {
+    throw badRequest(
+      `Product ${product.id} has no price in ${currency}, the cart's currency.`,
+      'data.id',
+    );
+  }
+  checkStock(db, release.store_id, product.id, quantity);
+  return {
+    product,
+    sku: product.sku,
+    unitAmount: unitAmount(price, quantity),
+    includesTax: price.includes_tax,
+  };
+}

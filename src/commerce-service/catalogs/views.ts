@@ -1,0 +1,299 @@
+/**
+ * How a release's hierarchies, nodes and products look to a shopper (v2-catalog-notes §7),
+ * read only from the release's own rows. Products are priced a page at a time: one query for
+ * the page's SKUs in release_prices, then `priceInCurrency` (the sale of the moment applies).
+ *
+ * Prices: `attributes.price` maps each currency to what the shopper pays (the sale amount while
+ * a sale runs) with its `includes_tax`; `meta.original_price` is the list price map when any
+ * currency is on sale. `meta.display_price` is for one currency (`X-Moltin-Currency`, default
+ * USD). This service keeps no tax rates, so `with_tax` and `without_tax` are both the stored
+ * amount whatever `includes_tax` says.
+ */
+import type { FastifyRequest } from 'fastify';
+import { cachedStatement, type Db } from '../db.ts';
+import { badRequest } from '../errors.ts';
+import { currencyDecimals, DEFAULT_CURRENCY, formatMoney } from '../money.ts';
+import type { CurrencyMap, SaleMap } from '../pricebooks/bodies.ts';
+import { type PriceRecord, priceInCurrency, type ResolvedPrice } from '../pricebooks/resolve.ts';
+import { type FileRow, presentFile } from '../routes/files.ts';
+import type { ReleaseRow } from './records.ts';
+
+export interface ReleaseHierarchyRow {
+  id: string;
+  name: string;
+  slug: string | null;
+  description: string | null;
+  extra: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReleaseNodeRow extends ReleaseHierarchyRow {
+  hierarchy_id: string;
+  parent_key: string;
+  bread_crumb: string;
+}
+
+export interface ReleaseProductRow {
+  id: string;
+  name: string;
+  commodity_type: string;
+  sku: string | null;
+  slug: string | null;
+  description: string | null;
+  upc_ean: string | null;
+  mpn: string | null;
+  external_ref: string | null;
+  tags: string;
+  extra: string;
+  product_type: string;
+  parent_id: string | null;
+  child_variations: string | null;
+  price_modifiers: string;
+  main_image_id: string | null;
+  files: string;
+  bread_crumbs: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const CURRENCY = /^[A-Z]{3}$/;
+
+/** The display currency: `X-Moltin-Currency` (any case), else USD; 400 when not a code. */
+export function displayCurrency(request: FastifyRequest): string {
+  const raw = request.headers['x-moltin-currency'];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim().toUpperCase();
+  if (value === undefined || value === '') return DEFAULT_CURRENCY;
+  if (!CURRENCY.test(value)) {
+    throw badRequest('X-Moltin-Currency must be a three-letter currency code (USD).');
+  }
+  return value;
+}
+
+function attributesOf(row: ReleaseHierarchyRow): Record<string, unknown> {
+  return {
+    name: row.name,
+    ...(row.slug === null ? {} : { slug: row.slug }),
+    ...(row.description === null ? {} : { description: row.description }),
+    ...(JSON.parse(row.extra) as Record<string, unknown>),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function presentReleaseHierarchy(release: ReleaseRow, row: ReleaseHierarchyRow) {
+  return {
+    id: row.id,
+    type: 'hierarchy',
+    attributes: { ...attributesOf(row), published_at: release.published_at },
+    relationships: {
+      children: { links: { related: `/catalog/hierarchies/${row.id}/children` } },
+      products: { links: { related: `/catalog/hierarchies/${row.id}/products` } },
+    },
+    meta: { language: 'en', breadcrumb: [row.id] },
+  };
+}
+
+export function presentReleaseNode(release: ReleaseRow, row: ReleaseNodeRow) {
+  const crumb = JSON.parse(row.bread_crumb) as string[];
+  return {
+    id: row.id,
+    type: 'node',
+    attributes: { ...attributesOf(row), published_at: release.published_at },
+    relationships: {
+      ...(row.parent_key === '' ? {} : { parent: { data: { type: 'node', id: row.parent_key } } }),
+      hierarchy: { data: { type: 'hierarchy', id: row.hierarchy_id } },
+      children: { links: { related: `/catalog/nodes/${row.id}/relationships/children` } },
+      products: { links: { related: `/catalog/nodes/${row.id}/relationships/products` } },
+    },
+    meta: { language: 'en', bread_crumb: [row.hierarchy_id, ...crumb] },
+  };
+}
+
+/** The release's stored price of each SKU, in one query. */
+function releasePrices(db: Db, releaseId: string, skus: string[]): Map<string, PriceRecord> {
+  const rows = cachedStatement(
+    db,
+    `SELECT sku, price_id, pricebook_id, currencies, sales FROM release_prices
+     WHERE release_id = ? AND sku IN (SELECT value FROM json_each(?))`,
+  ).all(releaseId, JSON.stringify([...new Set(skus)])) as {
+    sku: string;
+    price_id: string;
+    pricebook_id: string;
+    currencies: string;
+    sales: string | null;
+  }[];
+  return new Map(
+    rows.map((r) => [
+      r.sku,
+      {
+        id: r.price_id,
+        pricebook_id: r.pricebook_id,
+        sku: r.sku,
+        currencies: JSON.parse(r.currencies) as CurrencyMap,
+        sales: r.sales === null ? null : (JSON.parse(r.sales) as SaleMap),
+      },
+    ]),
+  );
+}
+
+function display(amount: number, currency: string) {
+  const value = {
+    amount,
+    currency,
+    formatted: formatMoney(amount, currency),
+    float_price: amount / 10 ** currencyDecimals(currency),
+  };
+  return { with_tax: value, without_tax: value };
+}
+
+/** The price parts of a product: attributes.price and the meta price members. */
+function priceParts(record: PriceRecord | undefined, currency: string, now: number) {
+  if (record === undefined) return { attributes: {}, meta: {} };
+  const price: Record<string, { amount: number; includes_tax: boolean }> = {};
+  const original: Record<string, { amount: number; includes_tax: boolean }> = {};
+  let onSale = false;
+  let shown: ResolvedPrice | undefined;
+  for (const code of Object.keys(record.currencies)) {
+    const resolved = priceInCurrency(record, code, now);
+    if (resolved === undefined) continue;
+    price[code] = { amount: resolved.amount, includes_tax: resolved.includes_tax };
+    original[code] = {
+      amount: resolved.original_amount,
+      includes_tax: record.currencies[code]?.includes_tax ?? false,
+    };
+    if (resolved.sale !== undefined) onSale = true;
+    if (code === currency) shown = resolved;
+  }
+  const meta: Record<string, unknown> = { pricebook_id: record.pricebook_id };
+  if (onSale) meta.original_price = original;
+  if (shown !== undefined) {
+    meta.display_price = display(shown.amount, currency);
+    if (shown.sale !== undefined) {
+      meta.original_display_price = display(shown.original_amount, currency);
+      meta.sale_id = shown.sale.id;
+      if (shown.sale.valid_to !== null) meta.sale_expires = shown.sale.valid_to;
+    }
+  }
+  return { attributes: { price }, meta };
+}
+
+export type ProductInclude = 'main_image' | 'files';
+
+/** `include=` of product reads: main_image, files (component_products: accepted, none here). */
+export function productIncludes(request: FastifyRequest): Set<ProductInclude> {
+  const raw = (request.query as Record<string, unknown>).include;
+  const set = new Set<ProductInclude>();
+  if (raw === undefined || raw === '') return set;
+  if (typeof raw !== 'string') throw badRequest('include must be a comma list.', 'include');
+  for (const part of raw.split(',').map((p) => p.trim())) {
+    if (part === 'main_image' || part === 'main_images') set.add('main_image');
+    else if (part === 'files') set.add('files');
+    else if (part !== 'component_products') {
+      throw badRequest(
+        `include may hold main_image, files and component_products, got "${part}".`,
+        'include',
+      );
+    }
+  }
+  return set;
+}
+
+function presentProduct(
+  release: ReleaseRow,
+  row: ReleaseProductRow,
+  prices: ReturnType<typeof priceParts>,
+) {
+  const extra = JSON.parse(row.extra) as Record<string, unknown>;
+  const crumbs = JSON.parse(row.bread_crumbs) as Record<string, string[]>;
+  const files = JSON.parse(row.files) as string[];
+  const isChild = row.parent_id !== null;
+  return {
+    id: row.id,
+    type: 'product',
+    attributes: {
+      name: row.name,
+      commodity_type: row.commodity_type,
+      ...(row.sku === null ? {} : { sku: row.sku }),
+      ...(row.slug === null ? {} : { slug: row.slug }),
+      ...(row.description === null ? {} : { description: row.description }),
+      ...(row.upc_ean === null ? {} : { upc_ean: row.upc_ean }),
+      ...(row.mpn === null ? {} : { manufacturer_part_num: row.mpn }),
+      ...(row.external_ref === null ? {} : { external_ref: row.external_ref }),
+      status: 'live',
+      tags: JSON.parse(row.tags) as string[],
+      ...(extra.extensions === undefined ? {} : { extensions: extra.extensions }),
+      ...(extra.custom_inputs === undefined ? {} : { custom_inputs: extra.custom_inputs }),
+      ...(extra.components === undefined ? {} : { components: extra.components }),
+      base_product: row.product_type === 'parent',
+      ...(isChild ? { base_product_id: row.parent_id } : {}),
+      price_modifiers: JSON.parse(row.price_modifiers) as string[],
+      published_at: release.published_at,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      ...prices.attributes,
+    },
+    relationships: {
+      ...(isChild ? { parent: { data: { type: 'product', id: row.parent_id } } } : {}),
+      ...(row.product_type === 'parent'
+        ? { children: { links: { self: `/catalog/products/${row.id}/relationships/children` } } }
+        : {}),
+      files: { data: files.map((id) => ({ type: 'file', id })) },
+      ...(row.main_image_id === null
+        ? {}
+        : { main_image: { data: { type: 'main_image', id: row.main_image_id } } }),
+    },
+    meta: {
+      catalog_id: release.catalog_id,
+      release_id: release.id,
+      catalog_source: 'pim',
+      product_types: [row.product_type],
+      bread_crumbs: crumbs,
+      bread_crumb_nodes: Object.keys(crumbs),
+      ...(row.child_variations === null
+        ? {}
+        : { child_variations: JSON.parse(row.child_variations) as unknown }),
+      ...prices.meta,
+    },
+  };
+}
+
+/**
+ * A page of products as the shopper sees them, priced in one query, with `included` main
+ * images and files (one query each) when asked.
+ */
+export function presentProducts(
+  db: Db,
+  request: FastifyRequest,
+  release: ReleaseRow,
+  rows: readonly ReleaseProductRow[],
+  now: number,
+) {
+  const currency = displayCurrency(request);
+  const includes = productIncludes(request);
+  const skus = rows.flatMap((r) => (r.sku === null ? [] : [r.sku]));
+  const prices = releasePrices(db, release.id, skus);
+  const data = rows.map((row) =>
+    presentProduct(
+      release,
+      row,
+      priceParts(row.sku === null ? undefined : prices.get(row.sku), currency, now),
+    ),
+  );
+  const included: Record<string, unknown[]> = {};
+  const filesOf = (ids: string[]) =>
+    (
+      cachedStatement(
+        db,
+        `SELECT id, store_id, file_name, mime_type, file_size, public, created_at, updated_at
+         FROM files WHERE store_id = ? AND id IN (SELECT value FROM json_each(?))`,
+      ).all(release.store_id, JSON.stringify([...new Set(ids)])) as FileRow[]
+    ).map((f) => presentFile(request, f));
+  if (includes.has('main_image')) {
+    included.main_images = filesOf(rows.flatMap((r) => r.main_image_id ?? []));
+  }
+  if (includes.has('files')) {
+    included.files = filesOf(rows.flatMap((r) => JSON.parse(r.files) as string[]));
+  }
+  return { data, included };
+}
