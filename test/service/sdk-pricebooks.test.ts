@@ -160,9 +160,17 @@ describe('js-sdk PriceBooks', () => {
   });
 });
 
+/** Stock is kept for products of the store: one made through the SDK's PCM calls. */
+async function sdkProduct(name: string): Promise<string> {
+  const created = await (sdk.PCM.Create as (body: unknown) => Promise<{ data: { id: string } }>)({
+    attributes: { name, commodity_type: 'physical', status: 'live' },
+  });
+  return created.data.id;
+}
+
 describe('js-sdk Inventories', () => {
   it('creates stock, moves it with each transaction call, and reads it back', async () => {
-    const productId = randomUUID();
+    const productId = await sdkProduct('SDK stocked');
     const created = await sdk.Inventories.Create(productId, 10);
     expect(created.data).toMatchObject({
       id: productId,
@@ -204,7 +212,7 @@ describe('js-sdk Inventories', () => {
   });
 
   it('reads stock and locations the multi-location way, as the reference storefront does', async () => {
-    const productId = randomUUID();
+    const productId = await sdkProduct('SDK located');
     const created = await sdk.MultiLocationInventories.Create({ available: 8 }, productId);
     expect(created.data.attributes).toMatchObject({ available: 8, allocated: 0, total: 8 });
     await sdk.MultiLocationInventories.AllocateStock(productId, 3);
