@@ -6,7 +6,7 @@
  * which operators); the standard ones are those of every v2 list the gateway has served so far.
  */
 
-import type { InputObjectRef } from '@pothos/core';
+import type { FieldRef, InputObjectRef } from '@pothos/core';
 import { expectList, type JsonObject } from '../upstream/client.ts';
 import {
   type Connection,
@@ -65,7 +65,9 @@ export interface FilterDescription {
 }
 
 /** `filter: { id, createdAt, updatedAt }` with every operator: what the v2 keyset lists take. */
-export const STANDARD_FILTERS: Readonly<Record<string, FilterDescription>> = {
+export const STANDARD_FILTERS: Readonly<
+  Record<'id' | 'createdAt' | 'updatedAt', FilterDescription>
+> = {
   id: { attr: 'id', type: 'ID', ops: ALL_OPS, description: 'On the upstream id.' },
   createdAt: {
     attr: 'created_at',
@@ -329,7 +331,7 @@ export function defineListArgs(typeName: string, plural: string) {
  */
 export function pinnedAtField<Shape extends { pinnedAt: string }>(
   t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Shape>,
-) {
+): FieldRef<BuilderTypes, string, 'Object'> {
   return t.field({
     type: 'DateTime',
     description:

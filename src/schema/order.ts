@@ -99,6 +99,7 @@ export const Orders = defineResource({
     displayPrice: field.carried((row) =>
       readObject(readObject(row, 'meta', 'order'), 'display_price', 'order.meta'),
     ),
+    // Declared here, not left to the builder: a row is checked in this order.
     upstreamId: field.id('The order id upstream (uuid).'),
     status: field.string('Order status, e.g. `complete`.'),
     payment: field.string('Payment status, e.g. `paid`.', { nullable: true }),
