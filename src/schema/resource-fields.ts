@@ -116,64 +116,73 @@ export function snakeCase(name: string): string {
   return name.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
 }
 
-type Leaf = (object: JsonObject, key: string, label: string) => unknown;
+/** Reads a nullable value of another type than these as null. */
+const optionalInt = (object: JsonObject, key: string) =>
+  typeof object[key] === 'number' ? object[key] : null;
+const optionalObject = (object: JsonObject, key: string) =>
+  isJsonObject(object[key]) ? object[key] : null;
+const optionalBoolean = (object: JsonObject, key: string) =>
+  typeof object[key] === 'boolean' ? object[key] : null;
 
-/** A required value at `key` of an object, by its GraphQL type; its absence is an unusable row. */
-const REQUIRED: Record<ScalarName, Leaf> = {
-  ID: readString,
-  String: readString,
-  DateTime: readString,
-  Int: readInt,
-  JSONObject: readObject,
-  Boolean: readBoolean,
+/** What the compiled readers call, by the names their source uses. */
+const HELPERS = {
+  readString,
+  readInt,
+  readObject,
+  readBoolean,
+  readOptionalString,
+  optionalInt,
+  optionalObject,
+  optionalBoolean,
+  isJsonObject,
 };
 
-/** A nullable value at `key`: null when absent or of another type. */
-const OPTIONAL: Record<ScalarName, (object: JsonObject, key: string) => unknown> = {
-  ID: readOptionalString,
-  String: readOptionalString,
-  DateTime: readOptionalString,
-  Int: (object, key) => (typeof object[key] === 'number' ? object[key] : null),
-  JSONObject: (object, key) => (isJsonObject(object[key]) ? object[key] : null),
-  Boolean: (object, key) => (typeof object[key] === 'boolean' ? object[key] : null),
+/** A required value by its GraphQL type; its absence or another type is an unusable row. */
+const REQUIRED: Record<ScalarName, keyof typeof HELPERS> = {
+  ID: 'readString',
+  String: 'readString',
+  DateTime: 'readString',
+  Int: 'readInt',
+  JSONObject: 'readObject',
+  Boolean: 'readBoolean',
 };
+
+/** A nullable value by its GraphQL type: null when absent or of another type. */
+const OPTIONAL: Record<ScalarName, keyof typeof HELPERS> = {
+  ID: 'readOptionalString',
+  String: 'readOptionalString',
+  DateTime: 'readOptionalString',
+  Int: 'optionalInt',
+  JSONObject: 'optionalObject',
+  Boolean: 'optionalBoolean',
+};
+
+const literal = (value: string) => JSON.stringify(value);
 
 /**
- * The reader of a dotted path. Required: every step must be an object, and the message names the
- * path from the row's label (`order.meta.display_price is not an object`). Nullable: a missing
- * step or a value of another type is null.
+ * The source of an expression reading a dotted path of `row`. Required: every step must be an
+ * object, and the message names the path from the row's label (`order.meta.display_price is not
+ * an object`). Nullable: a missing step or a value of another type is null; `step` is the
+ * reader's one scratch variable (each field's expression is done before the next begins).
  */
-function pathReader(
-  path: string,
-  type: ScalarName,
-  nullable: boolean,
-  label: string,
-): RowReader<unknown> {
+function pathSource(path: string, type: ScalarName, nullable: boolean, label: string): string {
   const keys = path.split('.');
   const last = keys.pop() as string;
   if (nullable) {
-    const leaf = OPTIONAL[type];
-    if (keys.length === 0) return (row) => leaf(row, last);
-    return (row) => {
-      let object: unknown = row;
-      for (const key of keys) {
-        object = (object as JsonObject)[key];
-        if (!isJsonObject(object)) return null;
-      }
-      return leaf(object as JsonObject, last);
-    };
+    const leaf = `${OPTIONAL[type]}(${keys.length === 0 ? 'row' : 'step'}, ${literal(last)})`;
+    if (keys.length === 0) return leaf;
+    const steps = keys.map(
+      (key, i) => `isJsonObject(step = ${i === 0 ? 'row' : 'step'}[${literal(key)}])`,
+    );
+    return `(${steps.join(' && ')} ? ${leaf} : null)`;
   }
-  const leaf = REQUIRED[type];
-  if (keys.length === 0) return (row) => leaf(row, last, label);
-  const labels = keys.map((_, i) => [label, ...keys.slice(0, i)].join('.'));
-  const leafLabel = [label, ...keys].join('.');
-  return (row) => {
-    let object = row;
-    for (let i = 0; i < keys.length; i++) {
-      object = readObject(object, keys[i] as string, labels[i] as string);
-    }
-    return leaf(object, last, leafLabel);
-  };
+  let object = 'row';
+  let where = label;
+  for (const key of keys) {
+    object = `readObject(${object}, ${literal(key)}, ${literal(where)})`;
+    where = `${where}.${key}`;
+  }
+  return `${REQUIRED[type]}(${object}, ${literal(last)}, ${literal(where)})`;
 }
 
 /** Where a field without `from` or `read` is found: its snake_case name in the body. */
@@ -182,33 +191,34 @@ export type DefaultPath = (name: string) => string;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /**
- * One function reading a row into the shape. It is compiled (once per resource, at schema build)
- * into a function returning an object literal of the fields in declaration order, as a
- * hand-written reader would: every listed row goes through here on the hot path, and a loop
- * storing keyed properties one by one costs more per row and leaves the rows of one resource
- * without a shared hidden class. The generated source holds nothing but the field names, checked
- * to be identifiers, and indexes into `readers`.
+ * One function reading a row into the shape, compiled once per resource (at schema build) from
+ * the descriptions: an object literal of the fields in declaration order, each read by a direct
+ * call with its key and label as constants, which is what a hand-written reader is. Every listed
+ * row goes through here on the hot path: readers composed of closures, or a loop storing keyed
+ * properties, cost more per row (their property reads cannot be specialised to one key) and
+ * leave the rows of one resource without a shared hidden class. The generated source holds only
+ * field names (checked to be identifiers), JSON string literals, the helpers above and indexes
+ * into `readers` (the fields' own `read` functions).
  */
 export function compileRowReader<F extends FieldDescriptions>(
   fields: F,
   label: string,
   defaultPath: DefaultPath,
 ): (row: JsonObject, params: PathParams) => ShapeOf<F> {
-  const names = Object.keys(fields);
-  const readers = names.map((name): RowReader<unknown> => {
+  const readers: RowReader<unknown>[] = [];
+  const entries = Object.entries(fields).map(([name, description]) => {
     if (!IDENTIFIER.test(name)) throw new Error(`resource ${label}: ${name} is not a field name`);
-    const description = fields[name] as FieldDescription<unknown>;
-    if (description.read) return description.read;
-    const param = description.param;
-    if (param !== undefined) return (_row, params) => params[param];
+    if (description.read) {
+      readers.push(description.read);
+      return `${name}: readers[${readers.length - 1}](row, params)`;
+    }
+    if (description.param !== undefined) return `${name}: params[${literal(description.param)}]`;
     if (description.type === undefined) throw new Error(`resource ${label}: ${name} reads nothing`);
     const path = description.from ?? defaultPath(name);
-    return pathReader(path, description.type, description.nullable, label);
+    return `${name}: ${pathSource(path, description.type, description.nullable, label)}`;
   });
-  const body = names.map((name, i) => `${name}: readers[${i}](row, params)`).join(',\n');
-  const compile = new Function(
-    'readers',
-    `return function read(row, params) {\nreturn {\n${body}\n};\n};`,
-  );
-  return compile(readers) as (row: JsonObject, params: PathParams) => ShapeOf<F>;
+  const names = Object.keys(HELPERS);
+  const source = `return function read(row, params) {\n  let step;\n  return {\n    ${entries.join(',\n    ')}\n  };\n};`;
+  const compile = new Function('readers', ...names, source);
+  return compile(readers, ...names.map((name) => HELPERS[name as keyof typeof HELPERS]));
 }
