@@ -1,7 +1,8 @@
 /**
- * CustomApiEntry: one record of a Custom API, with its queries and the create / update / delete
- * mutations. Lookups by id go through the per-request entry loader, so N entries of one Custom
- * API asked for in one operation cost one `filter=in(id,…)` call.
+ * CustomApiEntry: one record of a Custom API (a described sub-collection of it, resource.ts),
+ * with its create / update / delete mutations. Lookups by id go through the request's batch
+ * loader of the Custom API's entries, so N entries of one Custom API asked for in one operation
+ * cost one `filter=in(id,…)` call.
  */
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';

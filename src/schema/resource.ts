@@ -29,11 +29,16 @@
  *   which must still be served past it); `entity`: a Federation entity keyed by the ids.
  * - `readableBy`: the token kinds the upstream lets read it (documentation; the upstream decides).
  *
+ * Two descriptions are refused when the schema is built, until the upstream layer serves them:
+ * an `offset` list (the planner always sorts, pins a walk on created_at and pages by keyset
+ * past 10,000) and a path outside `/v2` (the client addresses `/v2` only).
+ *
  * The build makes the object type as a Relay node (global id, `node`/`nodes` through the batch
  * loader), its connection (`totalCount`, `pageInfo`, `first`/`last` up to PAGING_MAX_FIRST
  * across upstream pages: connection.ts and the one planner, src/upstream/paging.ts), the sort
  * and filter inputs, the root fields and the entity; `connectionField` puts the list on another
- * type (a customer's orders, a Custom API's entries, later a node's products at another path).
+ * type (a customer's orders, a Custom API's entries, or rows listed at another path: `at`, a
+ * node's products).
  */
 import type { FieldMap, ObjectRef } from '@pothos/core';
 import { expectResource, type JsonObject } from '../upstream/client.ts';
@@ -119,6 +124,12 @@ export interface ConnectionFieldOptions<Source, P extends string> {
   connection?: string;
   /** A sub-collection's parent ids, from the source object. */
   params?: (source: Source) => Record<P, string>;
+  /**
+   * Rows of this resource listed at another path (a node's products:
+   * `/v2/…/nodes/{nodeId}/products`), with that path's parameters from the source; the cursor
+   * identity is `connection` with the parameters appended, as a sub-collection's.
+   */
+  at?: { path: string; params: (source: Source) => Record<string, string> };
 }
 
 export interface Resource<S extends Listed, P extends string = never> {
@@ -384,20 +395,37 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
     t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Source>,
     options: ConnectionFieldOptions<Source, P>,
   ) => {
-    const { params } = options;
-    const fixed = params === undefined ? listSpec(undefined, options.connection) : undefined;
+    const { params, at } = options;
+    const specOf = (source: Source): ListSpec<S> => {
+      if (params !== undefined) return listSpec(params(source), options.connection);
+      if (at === undefined) throw new Error(`resource ${name}: a list needs its path`);
+      const atParams = at.params(source);
+      let identity = options.connection ?? list?.connection ?? plural;
+      for (const param of Object.keys(atParams)) identity += `:${atParams[param]}`;
+      return {
+        connection: identity,
+        segments: segmentsOf(atPath as Segment[], atParams),
+        toNode,
+        plan: listDefinition.plan,
+      };
+    };
+    const atPath = at === undefined ? undefined : parsePath(at.path, name);
+    if (at !== undefined && paramNames.length > 0) {
+      // Its rows are read with their parent ids, which another path does not give.
+      throw new Error(`resource ${name}: a sub-collection is listed at its own path only`);
+    }
+    // The same list for every source: its spec is made once.
+    const fixed =
+      params === undefined && at === undefined
+        ? listSpec(undefined, options.connection)
+        : undefined;
     return t.connection(
       {
         type: ref,
         description: options.description,
         args: listDefinition.args,
         resolve: (source, args, context) =>
-          resolveList(
-            context,
-            args as ListArgs,
-            fixed ??
-              listSpec((params as (source: Source) => PathParams)(source), options.connection),
-          ) as Promise<Connection<S>>,
+          resolveList(context, args as ListArgs, fixed ?? specOf(source)) as Promise<Connection<S>>,
       },
       ConnectionRef,
     );

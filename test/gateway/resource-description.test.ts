@@ -1,9 +1,10 @@
 /**
  * The resource builder (src/schema/resource.ts) on what the catalog will describe: a
  * sub-collection (`…/{hierarchyId}/nodes`) with a nested `attributes` body, timestamps in
- * `meta`, and an attribute that filters with `eq`/`in` only, built and run in process against a
- * fake list. The resources already described (orders, files, …) are covered end to end by the
- * other suites; this file registers its own type on a fresh builder (one per test file).
+ * `meta`, an attribute that filters with `eq`/`in` only, and another resource listed under its
+ * rows at a path they give (a node's products), built and run in process against a fake list.
+ * The resources already described (orders, files, …) are covered end to end by the other
+ * suites; this file registers its own types on a fresh builder (one per test file).
  */
 import DataLoader from 'dataloader';
 import { execute, GraphQLSchema, parse, printType } from 'graphql';
@@ -14,6 +15,7 @@ import { STANDARD_FILTERS } from '../../src/schema/connection.ts';
 import { defineResource, field } from '../../src/schema/resource.ts';
 import { createCallBudget } from '../../src/upstream/budget.ts';
 import type { JsonObject, UpstreamResponse } from '../../src/upstream/client.ts';
+import { NotFoundError } from '../../src/upstream/errors.ts';
 import type { GatewayContext } from '../../src/upstream/session.ts';
 
 const H = '0b5c3f9e-1d2a-4c1b-9a5e-7f0e2d4c6b8a';
@@ -28,6 +30,8 @@ const row = (id: string, name: unknown, slug: string, at: string): JsonObject =>
 });
 
 let rows: JsonObject[] = [];
+let productRows: JsonObject[] = [];
+let stockRows: JsonObject[] = [];
 let calls: { path: string; query: Record<string, string | undefined> }[] = [];
 
 /** A request's context over an in-memory list: what resource.ts and connection.ts use of it. */
@@ -37,8 +41,14 @@ function fakeContext(): GatewayContext {
     query: Record<string, string | undefined> = {},
   ) => {
     calls.push({ path: `/v2/${segments.join('/')}`, query });
+    if (segments[0] === 'test-stock') {
+      const found = stockRows.find((r) => r.id === segments[1]);
+      if (!found) throw new NotFoundError('no such stock');
+      return { status: 200, etag: undefined, body: { data: found } };
+    }
     const ids = /^in\(id,([^)]*)\)/.exec(query.filter ?? '')?.[1]?.split(',');
-    const data = ids ? rows.filter((r) => ids.includes(r.id as string)) : rows;
+    const list = segments.at(-1) === 'products' ? productRows : rows;
+    const data = ids ? list.filter((r) => ids.includes(r.id as string)) : list;
     return {
       status: 200,
       etag: undefined,
@@ -67,6 +77,42 @@ function fakeContext(): GatewayContext {
   } as GatewayContext;
 }
 
+const TestProducts = defineResource({
+  name: 'TestProduct',
+  singular: 'product',
+  plural: 'products',
+  description: 'A product.',
+  path: '/v2/test-products',
+  body: 'nested',
+  timestamps: 'attributes',
+  readableBy: ['implicit'],
+  fields: { sku: field.string('Stock keeping unit.') },
+  list: {
+    connection: 'products',
+    paging: 'keyset',
+    offsetLimit: 'soft',
+    filters: {
+      sku: { attr: 'sku', type: 'String', ops: ['eq', 'in'], description: 'On the SKU.' },
+    },
+  },
+});
+
+// A list that cannot filter on in(id,…): single rows are read one GET of the item each.
+defineResource({
+  name: 'TestStock',
+  singular: 'stock',
+  plural: 'stocks',
+  description: 'Stock of a product.',
+  path: '/v2/test-stock',
+  item: '/v2/test-stock/{id}',
+  lookupBy: 'item',
+  body: 'flat',
+  timestamps: 'meta.timestamps',
+  readableBy: ['client_credentials'],
+  fields: { available: field.int('Units that can be sold.') },
+  lookup: { field: 'testStock' },
+});
+
 const TestNodes = defineResource({
   name: 'TestNode',
   singular: 'node',
@@ -86,6 +132,15 @@ const TestNodes = defineResource({
       nullable: true,
     }),
   },
+  extraFields: (t) => ({
+    products: TestProducts.connectionField(t, {
+      description: 'The products of this node.',
+      at: {
+        path: '/v2/test-hierarchies/{hierarchyId}/nodes/{nodeId}/products',
+        params: (node) => ({ hierarchyId: node.hierarchyId, nodeId: node.upstreamId }),
+      },
+    }),
+  }),
   lookup: { field: 'testNode' },
   list: {
     field: 'testNodes',
@@ -207,6 +262,53 @@ describe('a described sub-collection with a nested body', () => {
       { path: `/v2/test-hierarchies/${H}/nodes`, query: { filter: `in(id,${N2},${N1})` } },
     ]);
     expect(TestNodes.entity?.keyFields).toEqual(['hierarchyId', 'upstreamId']);
+  });
+
+  it('lists another resource under a row, at the path the row gives (a node’s products)', async () => {
+    rows = [row(N1, 'Shoes', 'shoes', '2025-01-01T00:00:00.000Z')];
+    productRows = [
+      {
+        id: 'p1',
+        type: 'product',
+        attributes: {
+          sku: 'S1',
+          created_at: '2025-02-01T00:00:00.000Z',
+          updated_at: '2025-02-01T00:00:00.000Z',
+        },
+      },
+    ];
+    calls = [];
+    const result = await run(
+      `query($h: ID!, $n: ID!) { testNode(hierarchyId: $h, id: $n) {
+        products(first: 5, filter: { sku: { eq: "S1" } }) { pageInfo { endCursor } nodes { sku createdAt } } } }`,
+      { h: H, n: N1 },
+    );
+    expect(result.errors).toBeUndefined();
+    const products = (
+      result.data?.testNode as { products: { nodes: unknown[]; pageInfo: { endCursor: string } } }
+    ).products;
+    expect(products.nodes).toEqual([{ sku: 'S1', createdAt: '2025-02-01T00:00:00.000Z' }]);
+    expect(calls[1]?.path).toBe(`/v2/test-hierarchies/${H}/nodes/${N1}/products`);
+    expect(calls[1]?.query.filter).toMatch(/^eq\(sku,S1\):le\(created_at,/);
+    // Its cursors belong to this node's list of products, and to no other list.
+    const cursor = JSON.parse(Buffer.from(products.pageInfo.endCursor, 'base64url').toString());
+    expect(cursor.c).toBe(`products:${H}:${N1}`);
+  });
+
+  it('reads single rows of a list without in(id,…) from their item path; a 404 is null', async () => {
+    const at = { created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-01T00:00:00.000Z' };
+    stockRows = [{ id: N1, type: 'stock', available: 7, meta: { timestamps: at } }];
+    calls = [];
+    const result = await run(
+      `query($a: ID!, $b: ID!) { a: testStock(id: $a) { available } b: testStock(id: $b) { available } }`,
+      { a: N1, b: N2 },
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({ a: { available: 7 }, b: null });
+    expect(calls.map((call) => call.path)).toEqual([
+      `/v2/test-stock/${N1}`,
+      `/v2/test-stock/${N2}`,
+    ]);
   });
 
   it('says which part of a row is unusable, naming its place in the nested body', async () => {
