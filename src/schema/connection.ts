@@ -85,7 +85,7 @@ export const STANDARD_FILTERS: Readonly<
 
 export const STANDARD_SORT_KEYS: readonly SortKey[] = ['created_at', 'updated_at', 'id'];
 
-/** What a list can do, as its `…List` description says. */
+/** What a list can do: the `list` part of a resource description (resource.ts). */
 export interface ListCapabilities {
   /**
    * `keyset`: sorts on `sortKeys` and filters ranges of created_at / updated_at / id, so the
