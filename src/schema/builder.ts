@@ -89,13 +89,6 @@ builder.globalConnectionField('totalCount', (t) =>
   }),
 );
 
-builder.globalConnectionField('pinnedAt', (t) =>
-  t.field({
-    type: 'DateTime',
-    description:
-      'The upper bound this walk of the list was pinned to at its first page: items created ' +
-      '(for sortKey UPDATED_AT: updated) after it are left out of every page of the walk, so ' +
-      'pages never shift. For incremental sync, pass it as `updatedSince` next time.',
-    resolve: (parent) => parent.pinnedAt,
-  }),
-);
+/** The builder's schema types, for helpers that take Pothos field builders (resource.ts). */
+export type BuilderTypes =
+  typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

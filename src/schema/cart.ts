@@ -10,7 +10,7 @@ import { expectResource, isJsonObject, type JsonObject } from '../upstream/clien
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { CartItemRef, type CartItemShape, fetchCartItems } from './cart-item.ts';
-import { defineListArgs, type Listed } from './connection.ts';
+import { defineListArgs, type Listed, pinnedAtField } from './connection.ts';
 import {
   attachedDiscounts,
   CustomDiscountRef,
@@ -124,7 +124,12 @@ export function toListedCart(row: JsonObject): CartShape & Listed {
 }
 
 export const CartConnection = builder.connectionObject(
-  { type: CartRef, name: 'CartConnection', description: 'A page of carts.' },
+  {
+    type: CartRef,
+    name: 'CartConnection',
+    description: 'A page of carts.',
+    fields: (t) => ({ pinnedAt: pinnedAtField(t) }),
+  },
   { name: 'CartEdge', description: 'One of the carts with its cursor.' },
 );
 export const cartListArgs = defineListArgs('Cart', 'carts');

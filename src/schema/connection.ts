@@ -2,8 +2,11 @@
  * What every connection field shares: the `<Type>SortKey` enum, the typed `<Type>Filter`
  * input, the extra arguments (sortKey, reverse, filter, updatedSince), and the resolver that
  * hands them to the one pagination planner (src/upstream/paging.ts). Cursors are the planner's.
+ * A list says what it can do (`ListCapabilities`: its sort keys and which attribute filters with
+ * which operators); the standard ones are those of every v2 list the gateway has served so far.
  */
 
+import type { FieldRef, InputObjectRef } from '@pothos/core';
 import { expectList, type JsonObject } from '../upstream/client.ts';
 import {
   type Connection,
@@ -13,10 +16,13 @@ import {
   type SortKey,
 } from '../upstream/paging.ts';
 import type { GatewayContext } from '../upstream/session.ts';
-import { builder } from './builder.ts';
+import { type BuilderTypes, builder } from './builder.ts';
 import { normalizeFilterId } from './rows.ts';
+import { renderFilterValue } from './typed/field-values.ts';
 
+/** The operators of a typed filter, in the order their clauses are rendered (`in` last). */
 const FILTER_OPS = ['eq', 'gt', 'ge', 'lt', 'le'] as const;
+const ALL_OPS: readonly FilterOp[] = [...FILTER_OPS, 'in'];
 
 export const DateTimeFilter = builder.inputType('DateTimeFilter', {
   description:
@@ -44,6 +50,111 @@ export const IDFilter = builder.inputType('IDFilter', {
   }),
 });
 
+/** The value type of a filterable attribute. */
+export type FilterValueType = 'ID' | 'DateTime' | 'String';
+
+/** One attribute a list filters on: the `filter` input field `name` → the v2 attribute. */
+export interface FilterDescription {
+  /** The attribute in the v2 filter syntax, e.g. `created_at`, `slug`. */
+  attr: string;
+  type: FilterValueType;
+  /** The operators the upstream list supports on it (catalog lists: `eq` and `in` only). */
+  ops: readonly FilterOp[];
+  /** Description of the input field, e.g. 'On the upstream id.'. */
+  description: string;
+}
+
+/** `filter: { id, createdAt, updatedAt }` with every operator: what the v2 keyset lists take. */
+export const STANDARD_FILTERS: Readonly<
+  Record<'id' | 'createdAt' | 'updatedAt', FilterDescription>
+> = {
+  id: { attr: 'id', type: 'ID', ops: ALL_OPS, description: 'On the upstream id.' },
+  createdAt: {
+    attr: 'created_at',
+    type: 'DateTime',
+    ops: ALL_OPS,
+    description: 'On the creation time.',
+  },
+  updatedAt: {
+    attr: 'updated_at',
+    type: 'DateTime',
+    ops: ALL_OPS,
+    description: 'On the last update time.',
+  },
+};
+
+export const STANDARD_SORT_KEYS: readonly SortKey[] = ['created_at', 'updated_at', 'id'];
+
+/** What a list can do: the `list` part of a resource description (resource.ts). */
+export interface ListCapabilities {
+  /**
+   * `keyset`: sorts on `sortKeys` and filters ranges of created_at / updated_at / id, so the
+   * planner can page it to any depth with sortKey, reverse and updatedSince. `offset`: neither
+   * (the catalog lists); paged by offset alone, in the upstream's own order.
+   */
+  paging: 'keyset' | 'offset';
+  /** Keyset lists: default created_at, updated_at and id. */
+  sortKeys?: readonly SortKey[];
+  /** Default STANDARD_FILTERS for keyset lists, none for offset lists. */
+  filters?: Readonly<Record<string, FilterDescription>>;
+  /**
+   * `hard`: the upstream refuses offsets past 10,000 (orders, files); `soft`: it serves them
+   * (the catalog lists), so an offset-only list can still be paged past it. A keyset list is
+   * never paged past it either way.
+   */
+  offsetLimit?: 'hard' | 'soft';
+}
+
+const SORT_KEY_VALUES: Record<SortKey, { name: string; description: string }> = {
+  created_at: { name: 'CREATED_AT', description: 'By creation time.' },
+  updated_at: { name: 'UPDATED_AT', description: 'By last update time.' },
+  id: { name: 'ID', description: 'By upstream id (string order).' },
+};
+
+const OP_DESCRIPTIONS: Record<FilterOp, string> = {
+  eq: 'Equal to.',
+  gt: 'Sorts after.',
+  ge: 'Equal to or sorts after.',
+  lt: 'Sorts before.',
+  le: 'Equal to or sorts before.',
+  in: 'One of these.',
+};
+
+type FilterInputRef = InputObjectRef<BuilderTypes, unknown>;
+
+// Built when a list first asks for one, so the schema holds only those some list takes.
+const filterInputs = new Map<string, FilterInputRef>();
+
+/**
+ * The input type of one attribute's conditions: `IDFilter` and `DateTimeFilter` with every
+ * operator, otherwise e.g. `StringEqInFilter` (made on first use, shared by every list).
+ */
+function filterInputFor(type: FilterValueType, ops: readonly FilterOp[]): FilterInputRef {
+  const complete = ALL_OPS.every((op) => ops.includes(op));
+  if (complete && type === 'ID') return IDFilter as FilterInputRef;
+  if (complete && type === 'DateTime') return DateTimeFilter as FilterInputRef;
+  const ordered = ALL_OPS.filter((op) => ops.includes(op));
+  const name = `${type}${ordered.map((op) => `${op[0]?.toUpperCase()}${op.slice(1)}`).join('')}Filter`;
+  const known = filterInputs.get(name);
+  if (known !== undefined) return known;
+  const what = type === 'ID' ? 'an upstream id' : type === 'DateTime' ? 'a timestamp' : 'a text';
+  const input = builder.inputType(name, {
+    description: `Conditions on ${what}, all of which must hold.`,
+    fields: (t) =>
+      Object.fromEntries(
+        ordered.map((op) => [
+          op,
+          op === 'in'
+            ? t.field({ type: [type], required: false, description: OP_DESCRIPTIONS.in })
+            : t.field({ type, required: false, description: OP_DESCRIPTIONS[op] }),
+        ]),
+      ),
+  }) as FilterInputRef;
+  filterInputs.set(name, input);
+  return input;
+}
+
+/** The conditions of one attribute as a client gives them. */
 interface OpsInput {
   eq?: string | null;
   gt?: string | null;
@@ -53,80 +164,182 @@ interface OpsInput {
   in?: readonly string[] | null;
 }
 
-interface FilterInput {
-  id?: OpsInput | null;
-  createdAt?: OpsInput | null;
-  updatedAt?: OpsInput | null;
+type FilterInput = Readonly<Record<string, OpsInput | null | undefined>>;
+
+const PLANNER_ATTRS = new Set<string>(['id', 'created_at', 'updated_at']);
+
+/** One attribute of a list's filter input, as its clauses are made. */
+interface FilterPlanEntry {
+  name: string;
+  attr: string;
+  ops: readonly FilterOp[];
+  /** id / created_at / updated_at: the planner validates and renders them; others are here. */
+  planner: boolean;
 }
 
-/** The typed filter input as planner clauses; the planner validates and renders them. */
-export function toFilterClauses(filter: FilterInput | null | undefined): FilterClause[] {
+/** How a list's filter input becomes clauses; made once per list, read per request. */
+export type FilterPlan = readonly FilterPlanEntry[];
+
+export function filterPlan(filters: Readonly<Record<string, FilterDescription>>): FilterPlan {
+  return Object.entries(filters).map(([name, { attr, ops }]) => ({
+    name,
+    attr,
+    ops: ALL_OPS.filter((op) => ops.includes(op)),
+    planner: PLANNER_ATTRS.has(attr),
+  }));
+}
+
+const STANDARD_PLAN = filterPlan(STANDARD_FILTERS);
+
+// Upstream uuids are lower case; an upper-case one would match nothing, or sort apart.
+const asIs = (value: string) => value;
+
+/**
+ * The typed filter input as planner clauses (the planner validates and renders them), plus the
+ * clauses on attributes the planner does not know, judged and rendered here into `rendered`.
+ */
+export function toFilterClauses(
+  filter: FilterInput | null | undefined,
+  plan: FilterPlan = STANDARD_PLAN,
+  rendered?: string[],
+): FilterClause[] {
   if (!filter) return [];
   const clauses: FilterClause[] = [];
-  const add = (attr: SortKey, ops: OpsInput | null | undefined) => {
-    if (!ops) return;
-    // Upstream uuids are lower case; an upper-case one would match nothing, or sort apart.
-    const norm = attr === 'id' ? normalizeFilterId : (value: string) => value;
-    for (const op of FILTER_OPS) {
+  for (const entry of plan) {
+    const ops = filter[entry.name];
+    if (!ops) continue;
+    const { attr } = entry;
+    if (!entry.planner) {
+      renderClauses(entry, ops, rendered);
+      continue;
+    }
+    const norm = attr === 'id' ? normalizeFilterId : asIs;
+    for (const op of entry.ops) {
       const value = ops[op];
-      if (value !== undefined && value !== null) clauses.push({ attr, op, value: norm(value) });
+      if (value === undefined || value === null) continue;
+      clauses.push(
+        op === 'in'
+          ? { attr: attr as SortKey, op, value: (value as readonly string[]).map(norm) }
+          : { attr: attr as SortKey, op, value: norm(value as string) },
+      );
     }
-    if (ops.in !== undefined && ops.in !== null) {
-      clauses.push({ attr, op: 'in' satisfies FilterOp, value: ops.in.map(norm) });
-    }
-  };
-  add('id', filter.id);
-  add('created_at', filter.createdAt);
-  add('updated_at', filter.updatedAt);
+  }
   return clauses;
 }
 
-/** Registers `<Type>SortKey` and `<Type>Filter` and returns the extra connection arguments. */
-export function defineListArgs(typeName: string, plural: string) {
-  const SortKeyEnum = builder.enumType(`${typeName}SortKey`, {
-    description: `Orders of the ${plural} list; ties are broken by id in the same direction.`,
-    values: {
-      CREATED_AT: { value: 'created_at' as const, description: 'By creation time.' },
-      UPDATED_AT: { value: 'updated_at' as const, description: 'By last update time.' },
-      ID: { value: 'id' as const, description: 'By upstream id (string order).' },
-    },
-  });
-  const FilterInputType = builder.inputType(`${typeName}Filter`, {
-    description: `Conditions on the ${plural} list, all of which must hold.`,
-    fields: (t) => ({
-      id: t.field({ type: IDFilter, required: false, description: 'On the upstream id.' }),
-      createdAt: t.field({
-        type: DateTimeFilter,
+/** Clauses on an attribute the planner does not know, in the v2 syntax, values judged. */
+function renderClauses(entry: FilterPlanEntry, ops: OpsInput, out: string[] | undefined): void {
+  if (out === undefined) throw new Error(`filter ${entry.name} needs a place for its clauses`);
+  for (const op of entry.ops) {
+    const value = ops[op];
+    if (value === undefined || value === null) continue;
+    const path = `filter.${entry.name}.${op}`;
+    out.push(
+      op === 'in'
+        ? `in(${entry.attr},${renderFilterValue(value as readonly string[], path)})`
+        : `${op}(${entry.attr},${renderFilterValue(value as string, path)})`,
+    );
+  }
+}
+
+/** The arguments and filter plan of a list type, from what it can do. */
+export interface ListDefinition {
+  args: ReturnType<typeof builder.args>;
+  plan: FilterPlan;
+  capabilities: ListCapabilities;
+}
+
+/**
+ * Registers `<Type>SortKey` (keyset lists) and `<Type>Filter` (lists with filters) and returns
+ * the extra connection arguments with the plan that turns their filter into clauses.
+ */
+export function defineList(
+  typeName: string,
+  plural: string,
+  capabilities: ListCapabilities = { paging: 'keyset' },
+): ListDefinition {
+  const keyset = capabilities.paging === 'keyset';
+  const filters = capabilities.filters ?? (keyset ? STANDARD_FILTERS : {});
+  const filterNames = Object.keys(filters);
+  const FilterInputType =
+    filterNames.length === 0
+      ? undefined
+      : builder.inputType(`${typeName}Filter`, {
+          description: `Conditions on the ${plural} list, all of which must hold.`,
+          fields: (t) =>
+            Object.fromEntries(
+              Object.entries(filters).map(([name, { type, ops, description }]) => [
+                name,
+                t.field({ type: filterInputFor(type, ops), required: false, description }),
+              ]),
+            ),
+        });
+  let SortKeyEnum: ReturnType<typeof builder.enumType> | undefined;
+  if (keyset) {
+    const sortKeys = capabilities.sortKeys ?? STANDARD_SORT_KEYS;
+    SortKeyEnum = builder.enumType(`${typeName}SortKey`, {
+      description: `Orders of the ${plural} list; ties are broken by id in the same direction.`,
+      values: Object.fromEntries(
+        sortKeys.map((key) => [
+          SORT_KEY_VALUES[key].name,
+          { value: key, description: SORT_KEY_VALUES[key].description },
+        ]),
+      ),
+    });
+  }
+  const args = builder.args((t) => ({
+    ...(SortKeyEnum && {
+      sortKey: t.field({
+        type: SortKeyEnum,
         required: false,
-        description: 'On the creation time.',
+        defaultValue: 'created_at' as never,
+        description: 'What the list is ordered by.',
       }),
-      updatedAt: t.field({
-        type: DateTimeFilter,
+      reverse: t.boolean({
         required: false,
-        description: 'On the last update time.',
+        defaultValue: false,
+        description: 'Newest / largest first when true.',
       }),
     }),
-  });
-  return builder.args((t) => ({
-    sortKey: t.field({
-      type: SortKeyEnum,
-      required: false,
-      defaultValue: 'created_at',
-      description: 'What the list is ordered by.',
+    ...(FilterInputType && {
+      filter: t.field({ type: FilterInputType, required: false, description: 'Narrows the list.' }),
     }),
-    reverse: t.boolean({
-      required: false,
-      defaultValue: false,
-      description: 'Newest / largest first when true.',
-    }),
-    filter: t.field({ type: FilterInputType, required: false, description: 'Narrows the list.' }),
-    updatedSince: t.field({
-      type: 'DateTime',
-      required: false,
-      description:
-        'Incremental sync: only items updated at or after this time. Deletions are not seen.',
+    ...(SortKeyEnum && {
+      updatedSince: t.field({
+        type: 'DateTime',
+        required: false,
+        description:
+          'Incremental sync: only items updated at or after this time. Deletions are not seen.',
+      }),
     }),
   }));
+  return {
+    args,
+    plan: filters === STANDARD_FILTERS ? STANDARD_PLAN : filterPlan(filters),
+    capabilities,
+  };
+}
+
+/** Registers `<Type>SortKey` and `<Type>Filter` of a standard keyset list; its arguments. */
+export function defineListArgs(typeName: string, plural: string) {
+  return defineList(typeName, plural).args;
+}
+
+/**
+ * `pinnedAt` of a keyset list's connection (the planner pins every walk): given to each
+ * connection object built for one, since an offset list has no such bound.
+ */
+export function pinnedAtField<Shape extends { pinnedAt: string }>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Shape>,
+): FieldRef<BuilderTypes, string, 'Object'> {
+  return t.field({
+    type: 'DateTime',
+    description:
+      'The upper bound this walk of the list was pinned to at its first page: items created ' +
+      '(for sortKey UPDATED_AT: updated) after it are left out of every page of the walk, so ' +
+      'pages never shift. For incremental sync, pass it as `updatedSince` next time.',
+    resolve: (parent) => parent.pinnedAt,
+  });
 }
 
 /** The arguments of every connection field as Pothos hands them to the resolver. */
@@ -155,6 +368,8 @@ export interface ListSpec<T extends Listed> {
   segments: readonly string[];
   /** Checks and converts one upstream row. */
   toNode: (row: JsonObject) => T;
+  /** How the list's filter input becomes clauses; default the standard id/createdAt/updatedAt. */
+  plan?: FilterPlan;
 }
 
 /**
@@ -167,13 +382,22 @@ export function resolveList<T extends Listed>(
   spec: ListSpec<T>,
   renderedFilters: readonly string[] = [],
 ): Promise<Connection<T>> {
+  let rendered = renderedFilters;
+  let filters: FilterClause[];
+  if (spec.plan === undefined || spec.plan === STANDARD_PLAN) {
+    filters = toFilterClauses(args.filter);
+  } else {
+    const own: string[] = [];
+    filters = toFilterClauses(args.filter, spec.plan, own);
+    if (own.length > 0) rendered = [...renderedFilters, ...own];
+  }
   return paginate<T>({
     connection: spec.connection,
     args: { first: args.first, after: args.after, last: args.last, before: args.before },
     sortKey: args.sortKey ?? 'created_at',
     reverse: args.reverse ?? false,
-    filters: toFilterClauses(args.filter),
-    renderedFilters,
+    filters,
+    renderedFilters: rendered,
     updatedSince: args.updatedSince ?? undefined,
     budget: context.budget,
     limits: context.paging,

@@ -1,37 +1,23 @@
 /**
- * CustomApiEntry: one record of a Custom API, with its queries and the create / update / delete
- * mutations. Lookups by id go through the per-request entry loader, so N entries of one Custom
- * API asked for in one operation cost one `filter=in(id,…)` call.
+ * CustomApiEntry: one record of a Custom API (a described sub-collection of it, resource.ts),
+ * with its create / update / delete mutations. Lookups by id go through the request's batch
+ * loader of the Custom API's entries, so N entries of one Custom API asked for in one operation
+ * cost one `filter=in(id,…)` call.
  */
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
-import { defineListArgs, type Listed, type ListSpec, resolveList } from './connection.ts';
-import type { EntityDefinition } from './federation.ts';
-import { nullWhenNotFound } from './lookups.ts';
+import { defineResource, field, type ShapeOfResource } from './resource.ts';
 import {
   judgeNonEmpty,
   judgeUuid,
   optionalIfMatch,
-  readInt,
   readObject,
   readOptionalString,
   readString,
-  readTimestamps,
 } from './rows.ts';
-
-export interface CustomApiEntryShape extends Listed {
-  customApiId: string;
-  type: string;
-  attributes: JsonObject;
-  dataSize: number;
-  resourceVersion: number;
-  /** The entity tag `W/"<etag_id>"`, usable verbatim as `ifMatch`. */
-  etag: string | null;
-  selfLink: string | null;
-}
 
 /** Keys of an entry body that are not attributes. */
 const RESERVED = new Set(['id', 'type', 'links', 'meta', 'timestamps']);
@@ -39,26 +25,69 @@ const RESERVED = new Set(['id', 'type', 'links', 'meta', 'timestamps']);
 /** The largest entry the v2 API stores, in data_size bytes. */
 export const MAX_ENTRY_BYTES = 64 * 1024;
 
-export function toEntry(row: JsonObject, customApiId: string): CustomApiEntryShape {
-  const meta = readObject(row, 'meta', 'entry');
+/** The entry's own attributes: every key of the row but the reserved ones. */
+function ownAttributes(row: JsonObject): JsonObject {
   // fromEntries defines keys: an attribute `__proto__` stays an attribute, not a prototype.
-  const attributes: JsonObject = Object.fromEntries(
-    Object.entries(row).filter(([key]) => !RESERVED.has(key)),
-  );
-  const links = isJsonObject(row.links) ? row.links : {};
-  const etagId = readOptionalString(meta, 'etag_id');
-  return {
-    upstreamId: readString(row, 'id', 'entry'),
-    customApiId,
-    type: readString(row, 'type', 'entry'),
-    attributes,
-    dataSize: readInt(meta, 'data_size', 'entry.meta'),
-    resourceVersion: typeof meta.resource_version === 'number' ? meta.resource_version : 0,
-    etag: etagId === null ? null : `W/"${etagId}"`,
-    selfLink: typeof links.self === 'string' ? links.self : null,
-    ...readTimestamps(row, 'entry'),
-  };
+  return Object.fromEntries(Object.entries(row).filter(([key]) => !RESERVED.has(key)));
 }
+
+const metaOf = (row: JsonObject): JsonObject => (isJsonObject(row.meta) ? row.meta : {});
+
+/** The records of a Custom API: a sub-collection, known by the Custom API's id and their own. */
+export const Entries = defineResource({
+  name: 'CustomApiEntry',
+  singular: 'entry',
+  plural: 'entries',
+  label: 'entry',
+  description: 'One record of a Custom API: its attributes plus version and timestamps.',
+  path: '/v2/settings/extensions/custom-apis/{customApiId}/entries',
+  params: { customApiId: 'Upstream id of the Custom API.' },
+  body: 'flat',
+  timestamps: 'meta.timestamps',
+  readableBy: ['client_credentials'],
+  fields: {
+    meta: field.carried((row) => readObject(row, 'meta', 'entry')),
+    upstreamId: field.id('The entry id upstream (uuid).'),
+    customApiId: field.param('customApiId', 'Upstream id of the Custom API this entry belongs to.'),
+    type: field.string('The api_type of the Custom API.'),
+    attributes: field.json(
+      'The entry’s own attributes (everything but id, type, links and meta).',
+      { read: ownAttributes },
+    ),
+    dataSize: field.int('Bytes stored (sum of value sizes); at most 65,536.', {
+      from: 'meta.data_size',
+    }),
+    resourceVersion: field.int('Version counter; grows with every change.', {
+      read: (row) => {
+        const version = metaOf(row).resource_version;
+        return typeof version === 'number' ? version : 0;
+      },
+    }),
+    /** The entity tag `W/"<etag_id>"`, usable verbatim as `ifMatch`. */
+    etag: field.string('Entity tag of this version (W/"…"); pass as `ifMatch` to update safely.', {
+      nullable: true,
+      read: (row) => {
+        const etagId = readOptionalString(metaOf(row), 'etag_id');
+        return etagId === null ? null : `W/"${etagId}"`;
+      },
+    }),
+    selfLink: field.string('Upstream link to this entry.', { from: 'links.self', nullable: true }),
+  },
+  lookup: {
+    field: 'customApiEntry',
+    description: 'One entry by upstream ids; null when it does not exist in this store.',
+  },
+  list: {
+    field: 'customApiEntries',
+    description: 'The entries of one Custom API.',
+    connection: 'entries',
+    paging: 'keyset',
+    offsetLimit: 'soft',
+  },
+  entity: true,
+});
+
+export type CustomApiEntryShape = ShapeOfResource<typeof Entries>;
 
 /**
  * The entry's size as the v2 API counts `data_size`: the sum of the UTF-8 byte sizes of every
@@ -104,98 +133,7 @@ function judgeAttributes(attributes: JsonObject, field: string): JsonObject {
 }
 
 /** The v2 path of a Custom API's entries (shared with the typed schema). */
-export const entriesPath = (customApiId: string) =>
-  ['settings', 'extensions', 'custom-apis', customApiId, 'entries'] as const;
-
-export function entriesListSpec(customApiId: string): ListSpec<CustomApiEntryShape> {
-  return {
-    connection: `entries:${customApiId}`,
-    segments: entriesPath(customApiId),
-    toNode: (row) => toEntry(row, customApiId),
-  };
-}
-
-/** One entry through the batching loader; null when the store has no such entry. */
-export async function loadEntry(
-  context: GatewayContext,
-  customApiId: string,
-  entryId: string,
-): Promise<CustomApiEntryShape | null> {
-  const row = await nullWhenNotFound(context.entryLoader(customApiId).load(entryId));
-  return row === null ? null : toEntry(row, customApiId);
-}
-
-export const CustomApiEntryRef = builder.objectRef<CustomApiEntryShape>('CustomApiEntry');
-
-export const CustomApiEntryConnection = builder.connectionObject(
-  { type: CustomApiEntryRef, name: 'CustomApiEntryConnection', description: 'A page of entries.' },
-  { name: 'CustomApiEntryEdge', description: 'One of the entries with its cursor.' },
-);
-export const entryListArgs = defineListArgs('CustomApiEntry', 'entries');
-
-builder.node(CustomApiEntryRef, {
-  description: 'One record of a Custom API: its attributes plus version and timestamps.',
-  // The entry id alone does not say which Custom API to ask, so the global id carries both.
-  id: { resolve: (entry) => `${entry.customApiId}:${entry.upstreamId}` },
-  loadOne: (id, context) => {
-    const [customApiId = '', entryId = ''] = id.split(':');
-    return loadEntry(context, judgeUuid(customApiId, 'id'), judgeUuid(entryId, 'id'));
-  },
-  fields: (t) => ({
-    upstreamId: t.exposeID('upstreamId', { description: 'The entry id upstream (uuid).' }),
-    customApiId: t.exposeID('customApiId', {
-      description: 'Upstream id of the Custom API this entry belongs to.',
-    }),
-    type: t.exposeString('type', { description: 'The api_type of the Custom API.' }),
-    attributes: t.expose('attributes', {
-      type: 'JSONObject',
-      description: 'The entry’s own attributes (everything but id, type, links and meta).',
-    }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
-    dataSize: t.exposeInt('dataSize', {
-      description: 'Bytes stored (sum of value sizes); at most 65,536.',
-    }),
-    resourceVersion: t.exposeInt('resourceVersion', {
-      description: 'Version counter; grows with every change.',
-    }),
-    etag: t.exposeString('etag', {
-      nullable: true,
-      description: 'Entity tag of this version (W/"…"); pass as `ifMatch` to update safely.',
-    }),
-    selfLink: t.exposeString('selfLink', {
-      nullable: true,
-      description: 'Upstream link to this entry.',
-    }),
-  }),
-});
-
-builder.queryFields((t) => ({
-  customApiEntry: t.field({
-    type: CustomApiEntryRef,
-    nullable: true,
-    description: 'One entry by upstream ids; null when it does not exist in this store.',
-    args: {
-      customApiId: t.arg.id({ required: true, description: 'Upstream id of the Custom API.' }),
-      id: t.arg.id({ required: true, description: 'Upstream id of the entry.' }),
-    },
-    resolve: (_root, args, context) =>
-      loadEntry(context, judgeUuid(args.customApiId, 'customApiId'), judgeUuid(args.id, 'id')),
-  }),
-  customApiEntries: t.connection(
-    {
-      type: CustomApiEntryRef,
-      description: 'The entries of one Custom API.',
-      args: {
-        customApiId: t.arg.id({ required: true, description: 'Upstream id of the Custom API.' }),
-        ...entryListArgs,
-      },
-      resolve: (_root, args, context) =>
-        resolveList(context, args, entriesListSpec(judgeUuid(args.customApiId, 'customApiId'))),
-    },
-    CustomApiEntryConnection,
-  ),
-}));
+export const entriesPath = (customApiId: string) => Entries.segments({ customApiId });
 
 // ---- mutations ----
 
@@ -220,7 +158,7 @@ const EntryPayload = (name: string, description: string) =>
     description,
     fields: (t) => ({
       entry: t.field({
-        type: CustomApiEntryRef,
+        type: Entries.ref,
         nullable: true,
         description:
           'The entry as stored, with its new etag; null, with a WRITE_COMMITTED error, when ' +
@@ -282,7 +220,7 @@ export function entryFromWrite(
   response: { body: unknown; etag: string | undefined },
   customApiId: string,
 ): CustomApiEntryShape {
-  const entry = toEntry(expectResource({ status: 200, ...response }), customApiId);
+  const entry = Entries.read(expectResource({ status: 200, ...response }), { customApiId });
   return response.etag ? { ...entry, etag: response.etag } : entry;
 }
 
@@ -351,18 +289,3 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
-
-/**
- * Federation: an entry is an entity keyed by `customApiId upstreamId` (the entry id alone does
- * not say which Custom API to ask); entries of one Custom API batch into one call per 100.
- */
-export const CustomApiEntryEntity: EntityDefinition = {
-  typeName: 'CustomApiEntry',
-  keyFields: ['customApiId', 'upstreamId'],
-  resolve: (representation, context) =>
-    loadEntry(
-      context,
-      judgeUuid(representation.customApiId as string, 'customApiId'),
-      judgeUuid(representation.upstreamId as string, 'upstreamId'),
-    ),
-};

@@ -15,50 +15,42 @@ import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { CartConnection, CartRef, cartListArgs, toListedCart } from './cart.ts';
-import { defineListArgs, type Listed, resolveList } from './connection.ts';
-import { loadById } from './lookups.ts';
-import { OrderConnection, OrderRef, orderListArgs, toOrder } from './order.ts';
-import { judgeNonEmpty, judgeUuid, readString, readTimestamps } from './rows.ts';
+import { resolveList } from './connection.ts';
+import { Orders } from './order.ts';
+import { defineResource, field, type ShapeOfResource } from './resource.ts';
+import { judgeNonEmpty, readString } from './rows.ts';
 
-export interface CustomerShape extends Listed {
-  name: string;
-  email: string;
-}
-
-export function toCustomer(row: JsonObject): CustomerShape {
-  return {
-    upstreamId: readString(row, 'id', 'customer'),
-    name: readString(row, 'name', 'customer'),
-    email: readString(row, 'email', 'customer'),
-    ...readTimestamps(row, 'customer'),
-  };
-}
-
-/** One customer by upstream id through the per-request `in(id,…)` batch loader. */
-export function fetchCustomer(context: GatewayContext, id: string): Promise<CustomerShape | null> {
-  return loadById(context, ['customers'], id, toCustomer);
-}
-
-export const CustomerRef = builder.objectRef<CustomerShape>('Customer');
-
-const CustomerConnection = builder.connectionObject(
-  { type: CustomerRef, name: 'CustomerConnection', description: 'A page of customers.' },
-  { name: 'CustomerEdge', description: 'One of the customers with its cursor.' },
-);
-const customerListArgs = defineListArgs('Customer', 'customers');
-
-builder.node(CustomerRef, {
+export const Customers = defineResource({
+  name: 'Customer',
+  singular: 'customer',
+  plural: 'customers',
   description: 'A customer of the store (a shopper with an account). Passwords are never shown.',
-  id: { resolve: (customer) => customer.upstreamId },
-  loadOne: (id, context) => fetchCustomer(context, judgeUuid(id, 'id')),
-  fields: (t) => ({
-    upstreamId: t.exposeID('upstreamId', { description: 'The customer id upstream (uuid).' }),
-    name: t.exposeString('name', { description: 'Full name.' }),
-    email: t.exposeString('email', { description: 'Email address (unique in the store).' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
-  }),
+  path: '/v2/customers',
+  body: 'flat',
+  timestamps: 'meta.timestamps',
+  readableBy: ['client_credentials', 'customer'],
+  fields: {
+    name: field.string('Full name.'),
+    email: field.string('Email address (unique in the store).'),
+  },
+  lookup: {
+    field: 'customer',
+    description:
+      'One customer by upstream id; null when the store has no such customer (or, with a ' +
+      'customer token, when it is not that customer).',
+  },
+  list: {
+    field: 'customers',
+    description:
+      'The customers of the store (a client_credentials token; with a customer token, only ' +
+      'that customer).',
+    connection: 'customers',
+    paging: 'keyset',
+    offsetLimit: 'soft',
+  },
 });
+
+type CustomerShape = ShapeOfResource<typeof Customers>;
 
 /** The signed-in customer: the customer token's own, with what belongs to them. */
 interface ViewerShape {
@@ -70,21 +62,11 @@ const ViewerRef = builder.objectRef<ViewerShape>('Viewer').implement({
     'The signed-in customer (the customer of the request’s X-Moltin-Customer-Token) and what ' +
     'belongs to them.',
   fields: (t) => ({
-    customer: t.expose('customer', { type: CustomerRef, description: 'The customer.' }),
-    orders: t.connection(
-      {
-        type: OrderRef,
-        description: 'The customer’s orders (their checkouts), newest first with reverse: true.',
-        args: orderListArgs,
-        resolve: (_viewer, args, context) =>
-          resolveList(context, args, {
-            connection: 'viewer:orders',
-            segments: ['orders'],
-            toNode: toOrder,
-          }),
-      },
-      OrderConnection,
-    ),
+    customer: t.expose('customer', { type: Customers.ref, description: 'The customer.' }),
+    orders: Orders.connectionField(t, {
+      description: 'The customer’s orders (their checkouts), newest first with reverse: true.',
+      connection: 'viewer:orders',
+    }),
     carts: t.connection(
       {
         type: CartRef,
@@ -107,31 +89,6 @@ function hasCustomerToken(context: GatewayContext): boolean {
 }
 
 builder.queryFields((t) => ({
-  customer: t.field({
-    type: CustomerRef,
-    nullable: true,
-    description:
-      'One customer by upstream id; null when the store has no such customer (or, with a ' +
-      'customer token, when it is not that customer).',
-    args: { id: t.arg.id({ required: true, description: 'Upstream id of the customer.' }) },
-    resolve: (_root, args, context) => fetchCustomer(context, judgeUuid(args.id, 'id')),
-  }),
-  customers: t.connection(
-    {
-      type: CustomerRef,
-      description:
-        'The customers of the store (a client_credentials token; with a customer token, only ' +
-        'that customer).',
-      args: customerListArgs,
-      resolve: (_root, args, context) =>
-        resolveList(context, args, {
-          connection: 'customers',
-          segments: ['customers'],
-          toNode: toCustomer,
-        }),
-    },
-    CustomerConnection,
-  ),
   viewer: t.field({
     type: ViewerRef,
     nullable: true,
@@ -143,7 +100,7 @@ builder.queryFields((t) => ({
       // Under a customer token the customers list is that customer alone.
       const list = expectList(await context.get(['customers'], { 'page[limit]': '1' }));
       const [row] = list.data;
-      return row === undefined ? null : { customer: toCustomer(row) };
+      return row === undefined ? null : { customer: Customers.read(row) };
     },
   }),
 }));
@@ -177,7 +134,7 @@ const CreateCustomerTokenPayload = builder
         description: 'When the token stops working; sign in again then.',
       }),
       customer: t.field({
-        type: CustomerRef,
+        type: Customers.ref,
         description: 'The signed-in customer (read with the new token; one upstream GET).',
         resolve: async (payload, _args, context) => {
           // A GET with this call's own customer token: write() takes per-call headers.
@@ -186,7 +143,7 @@ const CreateCustomerTokenPayload = builder
             segments: ['customers', payload.customerId],
             headers: { [CUSTOMER_TOKEN_HEADER]: payload.token },
           });
-          return toCustomer(expectResource(response));
+          return Customers.read(expectResource(response));
         },
         // One GET: the query cost counts it (src/gateway/query-cost.ts).
         extensions: { upstreamCalls: 1 },

@@ -1,7 +1,7 @@
 /**
  * The gateway's schema: importing each domain file registers its types on the builder; this
  * module only imports them, builds the schema once and makes it a Federation v2 subgraph with
- * the domain files' entities.
+ * the described resources' entities (src/schema/resource.ts).
  */
 import { builder } from './builder.ts';
 import './scalars.ts';
@@ -9,18 +9,16 @@ import './connection.ts';
 import './cart.ts';
 import './cart-mutations.ts';
 import './custom-discount-mutations.ts';
-import { AccountEntity } from './account.ts';
-import { CustomApiEntity } from './custom-api.ts';
-import { CustomApiEntryEntity } from './custom-api-entry.ts';
+import { Accounts } from './account.ts';
+import { CustomApis } from './custom-api.ts';
+import { Entries } from './custom-api-entry.ts';
 import { federate } from './federation.ts';
-import { FileEntity } from './file.ts';
-import { OrderEntity } from './order.ts';
+import { Files } from './file.ts';
+import { Orders } from './order.ts';
+import { resourceEntities } from './resource.ts';
 import './customer.ts';
 
-export const schema = federate(builder.toSchema(), [
-  OrderEntity,
-  AccountEntity,
-  FileEntity,
-  CustomApiEntity,
-  CustomApiEntryEntity,
-]);
+export const schema = federate(
+  builder.toSchema(),
+  resourceEntities([Orders, Accounts, Files, CustomApis, Entries]),
+);

@@ -1,14 +1,12 @@
-/** Order: a checked-out cart (`/v2/orders`), as a node and a connection. */
+/** Order: a checked-out cart (`/v2/orders`), as a node and a connection, and checking out. */
 
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
 import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
-import { defineListArgs, type Listed, resolveList } from './connection.ts';
-import type { EntityDefinition } from './federation.ts';
-import { loadById } from './lookups.ts';
 import { CartTotalsRef, type CartTotalsShape, MoneyRef, toTotals } from './money.ts';
+import { defineResource, field, type ShapeOfResource } from './resource.ts';
 import {
   judgeCartId,
   judgeNonEmpty,
@@ -18,53 +16,10 @@ import {
   readObject,
   readOptionalString,
   readString,
-  readTimestamps,
 } from './rows.ts';
 
-export interface OrderShape extends Listed {
-  status: string;
-  payment: string | null;
-  shipping: string | null;
-  customerName: string | null;
-  customerEmail: string | null;
-  customerId: string | null;
-  /**
-   * `meta.display_price`, read by the `total` and `totals` fields: an amount out of range (an
-   * order written before amounts were bounded) is then an error of that field of that order,
-   * not of the whole page.
-   */
-  displayPrice: JsonObject;
-  /** The lines, when the answer that carried the order included them (checkout does). */
-  items?: OrderItemShape[];
-}
-
-export function toOrder(row: JsonObject): OrderShape {
-  const meta = readObject(row, 'meta', 'order');
-  const displayPrice = readObject(meta, 'display_price', 'order.meta');
-  const customer = isJsonObject(row.customer) ? row.customer : {};
-  const relationships = isJsonObject(row.relationships) ? row.relationships : {};
-  const linked = isJsonObject(relationships.customer) ? relationships.customer.data : undefined;
-  return {
-    upstreamId: readString(row, 'id', 'order'),
-    status: readString(row, 'status', 'order'),
-    payment: readOptionalString(row, 'payment'),
-    shipping: readOptionalString(row, 'shipping'),
-    customerName: readOptionalString(customer, 'name'),
-    customerEmail: readOptionalString(customer, 'email'),
-    customerId: isJsonObject(linked) && typeof linked.id === 'string' ? linked.id : null,
-    displayPrice,
-    ...readTimestamps(row, 'order'),
-  };
-}
-
-/** One row by upstream id through the per-request `in(id,…)` batch loader; null when missing. */
-export function fetchOrder(context: GatewayContext, id: string): Promise<OrderShape | null> {
-  return loadById(context, ['orders'], id, toOrder);
-}
-
-export const OrderRef = builder.objectRef<OrderShape>('Order');
-
-interface OrderItemShape {
+/** The lines of an order, when the answer that carried it included them (checkout does). */
+export interface OrderItemShape {
   id: string;
   name: string;
   sku: string | null;
@@ -126,39 +81,42 @@ function includedOrderItems(body: unknown): OrderItemShape[] | undefined {
   });
 }
 
-export const OrderConnection = builder.connectionObject(
-  { type: OrderRef, name: 'OrderConnection', description: 'A page of orders.' },
-  { name: 'OrderEdge', description: 'One of the orders with its cursor.' },
-);
-export const orderListArgs = defineListArgs('Order', 'orders');
-
-builder.node(OrderRef, {
+export const Orders = defineResource({
+  name: 'Order',
+  singular: 'order',
+  plural: 'orders',
   description: 'An order: a cart that was checked out.',
-  id: { resolve: (order) => order.upstreamId },
-  loadOne: (id, context) => fetchOrder(context, judgeUuid(id, 'id')),
-  fields: (t) => ({
-    upstreamId: t.exposeID('upstreamId', { description: 'The order id upstream (uuid).' }),
-    status: t.exposeString('status', { description: 'Order status, e.g. `complete`.' }),
-    payment: t.exposeString('payment', {
+  path: '/v2/orders',
+  body: 'flat',
+  timestamps: 'meta.timestamps',
+  readableBy: ['client_credentials', 'customer'],
+  fields: {
+    /**
+     * `meta.display_price`, read by the `total` and `totals` fields: an amount out of range (an
+     * order written before amounts were bounded) is then an error of that field of that order,
+     * not of the whole page.
+     */
+    displayPrice: field.carried((row) =>
+      readObject(readObject(row, 'meta', 'order'), 'display_price', 'order.meta'),
+    ),
+    // Declared here, not left to the builder: a row is checked in this order.
+    upstreamId: field.id('The order id upstream (uuid).'),
+    status: field.string('Order status, e.g. `complete`.'),
+    payment: field.string('Payment status, e.g. `paid`.', { nullable: true }),
+    shipping: field.string('Shipping status, e.g. `fulfilled`.', { nullable: true }),
+    customerName: field.string('Name of the customer.', { from: 'customer.name', nullable: true }),
+    customerEmail: field.string('Email of the customer.', {
+      from: 'customer.email',
       nullable: true,
-      description: 'Payment status, e.g. `paid`.',
     }),
-    shipping: t.exposeString('shipping', {
-      nullable: true,
-      description: 'Shipping status, e.g. `fulfilled`.',
-    }),
-    customerName: t.exposeString('customerName', {
-      nullable: true,
-      description: 'Name of the customer.',
-    }),
-    customerEmail: t.exposeString('customerEmail', {
-      nullable: true,
-      description: 'Email of the customer.',
-    }),
-    customerId: t.exposeID('customerId', {
-      nullable: true,
-      description: 'Upstream id of the customer the order belongs to; null for a guest order.',
-    }),
+    customerId: field.id(
+      'Upstream id of the customer the order belongs to; null for a guest order.',
+      { from: 'relationships.customer.data.id', nullable: true },
+    ),
+    /** The lines, when the answer that carried the order included them (checkout does). */
+    items: field.carried((): OrderItemShape[] | undefined => undefined),
+  },
+  extraFields: (t) => ({
     // Nullable, as `totals` and `items`: an order whose amounts cannot be represented (see
     // VALUE_OUT_OF_RANGE) or whose items cannot be read fails alone, not the page it is on.
     total: t.field({
@@ -188,38 +146,20 @@ builder.node(OrderRef, {
       // One GET per order: the query cost counts it (src/gateway/query-cost.ts).
       extensions: { upstreamCalls: 1 },
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'Creation time.' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'Last update time.' }),
   }),
+  lookup: { field: 'order' },
+  list: {
+    field: 'orders',
+    description: 'The orders of the store; pages past the 10,000 offset limit are served too.',
+    connection: 'orders',
+    paging: 'keyset',
+    offsetLimit: 'hard',
+  },
+  entity: true,
 });
 
-builder.queryFields((t) => ({
-  order: t.field({
-    type: OrderRef,
-    nullable: true,
-    description: 'One order by upstream id; null when the store has no such order.',
-    args: { id: t.arg.id({ required: true, description: 'Upstream id of the order.' }) },
-    resolve: (_root, args, context) => fetchOrder(context, judgeUuid(args.id, 'id')),
-  }),
-  orders: t.connection(
-    {
-      type: OrderRef,
-      description: 'The orders of the store; pages past the 10,000 offset limit are served too.',
-      args: orderListArgs,
-      resolve: (_root, args, context) =>
-        resolveList(context, args, { connection: 'orders', segments: ['orders'], toNode: toOrder }),
-    },
-    OrderConnection,
-  ),
-}));
+export type OrderShape = ShapeOfResource<typeof Orders>;
 
-/** Federation: Order is an entity keyed by `upstreamId` (src/schema/federation.ts). */
-export const OrderEntity: EntityDefinition = {
-  typeName: 'Order',
-  keyFields: ['upstreamId'],
-  resolve: (representation, context) =>
-    fetchOrder(context, judgeUuid(representation.upstreamId as string, 'upstreamId')),
-};
 // ---- checkout ---------------------------------------------------------------------------------
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -323,7 +263,7 @@ const CheckoutCartPayload = builder
     description: 'The order the cart became.',
     fields: (t) => ({
       order: t.field({
-        type: OrderRef,
+        type: Orders.ref,
         nullable: true,
         description:
           'The new order, with its totals (every discount applied) and items. Null, with a ' +
@@ -381,7 +321,7 @@ builder.mutationField('checkoutCart', (t) =>
       return {
         order: () => {
           const items = includedOrderItems(response.body);
-          const order = toOrder(expectResource(response));
+          const order = Orders.read(expectResource(response));
           return items === undefined ? order : { ...order, items };
         },
       };

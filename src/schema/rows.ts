@@ -50,6 +50,12 @@ export function readInt(row: JsonObject, key: string, type: string): number {
   return value;
 }
 
+export function readBoolean(row: JsonObject, key: string, type: string): boolean {
+  const value = row[key];
+  if (typeof value !== 'boolean') throw unusable(`${type}.${key} is not a boolean`);
+  return value;
+}
+
 export function readObject(row: JsonObject, key: string, type: string): JsonObject {
   const value = row[key];
   if (!isJsonObject(value)) throw unusable(`${type}.${key} is not an object`);

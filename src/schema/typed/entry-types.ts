@@ -14,7 +14,7 @@ import {
 } from 'graphql';
 import type { Connection } from '../../upstream/paging.ts';
 import type { GatewayContext } from '../../upstream/session.ts';
-import { type CustomApiEntryShape, loadEntry } from '../custom-api-entry.ts';
+import { type CustomApiEntryShape, Entries } from '../custom-api-entry.ts';
 import { type BaseTypes, listOf, nonNull } from './base-types.ts';
 import { type MappedApi, readValue, SCALARS } from './mapping.ts';
 
@@ -32,7 +32,7 @@ export async function loadTypedEntry(
   api: MappedApi,
   id: string,
 ): Promise<TypedEntry | null> {
-  const entry = await loadEntry(context, api.customApiId, id);
+  const entry = await Entries.load(context, id, { customApiId: api.customApiId });
   return entry === null ? null : typedEntry(api, entry);
 }
 

@@ -131,6 +131,18 @@ function renderValue(value: unknown, path: string, inList: boolean): string {
   return bad(`${path} has an unsupported value`, path);
 }
 
+/**
+ * A filter value, or an `in` list of 1 to MAX_IN_VALUES values, in the v2 syntax; a value the
+ * syntax cannot carry is refused naming `path`. Shared by the typed and the described lists.
+ */
+export function renderFilterValue(value: unknown, path: string): string {
+  if (!Array.isArray(value)) return renderValue(value, path, false);
+  if (value.length === 0 || value.length > MAX_IN_VALUES) {
+    bad(`${path} takes a list of 1 to ${MAX_IN_VALUES} values`, path);
+  }
+  return value.map((v) => renderValue(v, path, true)).join(',');
+}
+
 /** v2 filter clauses for the typed part of a filter input (`{ code: { eq: "A" } }`). */
 export function renderFieldFilters(
   fields: readonly MappedField[],
@@ -151,15 +163,9 @@ export function renderFieldFilters(
       if (op === 'isNull') {
         clauses.push(`is_null(${field.slug},${value === true})`);
       } else if (op === 'in') {
-        const values = value as unknown[];
-        if (values.length === 0 || values.length > MAX_IN_VALUES) {
-          bad(`${path} takes a list of 1 to ${MAX_IN_VALUES} values`, path);
-        }
-        clauses.push(
-          `in(${field.slug},${values.map((v) => renderValue(v, path, true)).join(',')})`,
-        );
+        clauses.push(`in(${field.slug},${renderFilterValue(value as unknown[], path)})`);
       } else {
-        clauses.push(`${op}(${field.slug},${renderValue(value, path, false)})`);
+        clauses.push(`${op}(${field.slug},${renderFilterValue(value, path)})`);
       }
     }
   }

@@ -15,7 +15,7 @@ import {
 } from 'graphql';
 import type { GatewayContext } from '../../upstream/session.ts';
 import { type ListArgs, resolveList } from '../connection.ts';
-import { entriesListSpec } from '../custom-api-entry.ts';
+import { Entries } from '../custom-api-entry.ts';
 import { judgeUuid } from '../rows.ts';
 import { type BaseTypes, nonNull } from './base-types.ts';
 import { type EntryTypes, loadTypedEntry, type TypedEntry, typedEntry } from './entry-types.ts';
@@ -72,7 +72,7 @@ export function entryQueryFields(
         context,
       ) => {
         const rendered = renderFieldFilters(fields, args.filter);
-        const spec = entriesListSpec(api.customApiId);
+        const spec = Entries.listSpec({ customApiId: api.customApiId });
         return resolveList<TypedEntry>(
           context,
           args,
