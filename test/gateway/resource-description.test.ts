@@ -217,7 +217,8 @@ describe('a described sub-collection with a nested body', () => {
     expect(result.errors).toBeUndefined();
     expect(calls.map((call) => call.path)).toEqual([`/v2/test-hierarchies/${H}/nodes`]);
     expect(calls[0]?.query.filter).toMatch(/^gt\(id,0\):in\(slug,shoes,hats\):le\(created_at,/);
-    const nodes = (result.data?.testNodes as { nodes: Record<string, unknown>[] }).nodes;
+    const nodes = (result.data as { testNodes: { nodes: Record<string, unknown>[] } }).testNodes
+      .nodes;
     expect(nodes[0]).toEqual({
       id: Buffer.from(`TestNode:${H}:${N1}`).toString('base64'),
       upstreamId: N1,
@@ -285,8 +286,10 @@ describe('a described sub-collection with a nested body', () => {
     );
     expect(result.errors).toBeUndefined();
     const products = (
-      result.data?.testNode as { products: { nodes: unknown[]; pageInfo: { endCursor: string } } }
-    ).products;
+      result.data as {
+        testNode: { products: { nodes: unknown[]; pageInfo: { endCursor: string } } };
+      }
+    ).testNode.products;
     expect(products.nodes).toEqual([{ sku: 'S1', createdAt: '2025-02-01T00:00:00.000Z' }]);
     expect(calls[1]?.path).toBe(`/v2/test-hierarchies/${H}/nodes/${N1}/products`);
     expect(calls[1]?.query.filter).toMatch(/^eq\(sku,S1\):le\(created_at,/);
