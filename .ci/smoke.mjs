@@ -146,7 +146,8 @@ if (failures.length > 0) {
 // `node --import tsx`, tsx's CommonJS hook loads a second copy of graphql for graphql-armor, whose
 // errors Yoga then cannot recognise (npm start runs scripts/ts.mjs: Node's own type stripping, or
 // where Node has none, tsx's ESM hooks alone).
-// Far over MAX_COST: ten wide pages of 1,000 orders (armor's cost counts first × fields).
+// Far over MAX_COST: ten wide pages of 1,000 orders (100 upstream calls and 10,000 rows; the cost
+// model in src/gateway/query-cost.ts counts calls, rows and values).
 const wide = 'id upstreamId status payment shipping customerName customerEmail createdAt updatedAt';
 const overLimit = `{ ${Array.from(
   { length: 10 },
