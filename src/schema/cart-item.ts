@@ -11,10 +11,9 @@ import {
   CustomDiscountRef,
   type CustomDiscountShape,
   includedDiscounts,
-  invalidAnswer,
 } from './custom-discount.ts';
 import { CartTotalsRef, type CartTotalsShape, toTotals } from './money.ts';
-import { readInt, readObject, readOptionalString, readString } from './rows.ts';
+import { readInt, readObject, readOptionalString, readString, unusable } from './rows.ts';
 
 export interface CartItemShape {
   id: string;
@@ -72,10 +71,10 @@ export const CartItemRef = builder.objectRef<CartItemShape>('CartItem').implemen
 
 /** The body of `/carts/{id}/items` (also what every item write answers with) as items. */
 export function toCartItems(body: unknown): CartItemShape[] {
-  if (!isJsonObject(body) || !Array.isArray(body.data)) throw invalidAnswer('cart items');
+  if (!isJsonObject(body) || !Array.isArray(body.data)) throw unusable('cart items');
   const included = includedDiscounts(body);
   return body.data.map((row) => {
-    if (!isJsonObject(row)) throw invalidAnswer('cart item');
+    if (!isJsonObject(row)) throw unusable('cart item');
     return toCartItem(row, included);
   });
 }

@@ -5,10 +5,9 @@
  */
 
 import { isJsonObject, type JsonObject } from '../upstream/client.ts';
-import { UpstreamUnavailableError } from '../upstream/errors.ts';
 import { builder } from './builder.ts';
 import { MoneyRef } from './money.ts';
-import { type MoneyShape, readMoney, readString } from './rows.ts';
+import { type MoneyShape, readMoney, readString, unusable } from './rows.ts';
 
 export interface CustomDiscountShape {
   id: string;
@@ -53,12 +52,6 @@ CustomDiscountRef.implement({
   }),
 });
 
-export function invalidAnswer(what: string): UpstreamUnavailableError {
-  return new UpstreamUnavailableError(`The commerce service sent an unusable answer (${what})`, {
-    reason: 'invalid-body',
-  });
-}
-
 /** `included.custom_discounts` of a response, by id. */
 export function includedDiscounts(body: unknown): Map<string, JsonObject> {
   const included = new Map<string, JsonObject>();
@@ -80,7 +73,7 @@ export function attachedDiscounts(
 ): CustomDiscountShape[] {
   if (Array.isArray(row.custom_discounts)) {
     return row.custom_discounts.map((d) => {
-      if (!isJsonObject(d)) throw invalidAnswer('cart_item.custom_discounts');
+      if (!isJsonObject(d)) throw unusable('cart_item.custom_discounts');
       return toCustomDiscount(d);
     });
   }
@@ -92,7 +85,7 @@ export function attachedDiscounts(
   return related.map((ref) => {
     const id = isJsonObject(ref) ? ref.id : undefined;
     const found = typeof id === 'string' ? included.get(id) : undefined;
-    if (found === undefined) throw invalidAnswer('cart_item.custom_discounts reference');
+    if (found === undefined) throw unusable('cart_item.custom_discounts reference');
     return toCustomDiscount(found);
   });
 }

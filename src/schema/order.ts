@@ -16,6 +16,7 @@ import {
   readObject,
   readOptionalString,
   readString,
+  unusable,
 } from './rows.ts';
 
 /** The lines of an order, when the answer that carried it included them (checkout does). */
@@ -45,12 +46,6 @@ const OrderItemRef = builder.objectRef<OrderItemShape>('OrderItem').implement({
     }),
   }),
 });
-
-function unusable(what: string): UpstreamUnavailableError {
-  return new UpstreamUnavailableError(`The commerce service sent an unusable answer (${what})`, {
-    reason: 'invalid-body',
-  });
-}
 
 async function fetchOrderItems(
   context: GatewayContext,

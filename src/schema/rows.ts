@@ -10,7 +10,8 @@ import {
   ValueOutOfRangeError,
 } from '../upstream/errors.ts';
 
-function unusable(what: string): UpstreamUnavailableError {
+/** An upstream answer the gateway cannot read; `what` names the part. */
+export function unusable(what: string): UpstreamUnavailableError {
   return new UpstreamUnavailableError(`The commerce service sent an unusable answer (${what})`, {
     reason: 'invalid-body',
   });

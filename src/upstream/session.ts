@@ -47,8 +47,6 @@ export interface GatewayContext {
    * 100 ids; null when the store has no such row.
    */
   byIdLoader(listSegments: readonly string[]): DataLoader<string, JsonObject | null>;
-  /** Entries of one Custom API by id (a `byIdLoader` of its entries list). */
-  entryLoader(customApiId: string): DataLoader<string, JsonObject | null>;
   /**
    * The operation's result is final: every upstream call it still has in flight or waiting for a
    * slot is aborted (a field that failed can settle the answer while its siblings' calls are
@@ -257,15 +255,6 @@ export function createContextFactory(options: ContextFactoryOptions) {
       finish() {
         // Aborting also clears the deadline timer (its abort listener).
         abortOperation?.(FINISHED);
-      },
-      entryLoader(customApiId) {
-        return context.byIdLoader([
-          'settings',
-          'extensions',
-          'custom-apis',
-          customApiId,
-          'entries',
-        ]);
       },
     };
     return context;
