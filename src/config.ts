@@ -13,22 +13,34 @@ import {
   loadEmbeddedServiceConfig,
   parseBool,
   parsePort,
-  parseWhole,
   type ServiceConfig,
 } from './commerce-service/config.ts';
 import type { ConnectionLimits } from './commerce-service/connection-limits.ts';
+import {
+  parseCorsOrigins,
+  parseCount,
+  parseForwardHeaders,
+  parseKeyValueList,
+  parseLogLevel,
+  parseUrl,
+  SAMPLERS,
+} from './config-values.ts';
 import type { CorsOrigins } from './gateway/cors.ts';
 import type { LogThreshold } from './gateway/logging.ts';
+import type { TracesSampler, TracingConfig } from './gateway/otel.ts';
 import { DEFAULT_CALL_BUDGET } from './upstream/budget.ts';
 import { DEFAULT_CALLS_PER_OPERATION, DEFAULT_POOL_CONNECTIONS } from './upstream/call-slots.ts';
-import {
-  DEFAULT_FORWARDED_HEADERS,
-  refuseForwardedHeaderName,
-} from './upstream/forwarded-headers.ts';
 import { DEFAULT_PAGING_LIMITS } from './upstream/paging.ts';
 
 // The service's config is the lower floor: the gateway's re-exports what its callers use.
-export { type ClientCredentials, ConfigError, type ServiceConfig };
+export {
+  type ClientCredentials,
+  ConfigError,
+  parseCorsOrigins,
+  parseForwardHeaders,
+  type ServiceConfig,
+  type TracingConfig,
+};
 
 /** Settings of the GraphQL gateway. */
 export interface GatewayConfig {
@@ -125,53 +137,6 @@ export interface GatewayConfig {
   tracing?: TracingConfig | undefined;
 }
 
-export type TracesSampler =
-  | 'always_on'
-  | 'always_off'
-  | 'traceidratio'
-  | 'parentbased_always_on'
-  | 'parentbased_always_off'
-  | 'parentbased_traceidratio';
-
-/** Tracing settings, from the standard OpenTelemetry SDK variables (a documented subset). */
-export interface TracingConfig {
-  /** `OTEL_TRACES_EXPORTER`: `otlp` (OTLP over HTTP) or `console`; unset/`none` = off. */
-  exporter: 'otlp' | 'console';
-  /**
-   * `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf`
-   * (OTLP's default) or `http/json`; `grpc` is refused at startup.
-   */
-  protocol: 'http/protobuf' | 'http/json';
-  /**
-   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`,
-   * else `http://localhost:4318/v1/traces`.
-   */
-  endpoint: string;
-  /** `OTEL_EXPORTER_OTLP_TRACES_HEADERS`, else `OTEL_EXPORTER_OTLP_HEADERS` (`k=v,k2=v2`). */
-  headers: Readonly<Record<string, string>>;
-  /**
-   * How long one export may take, retries included, ms: `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`,
-   * else `OTEL_EXPORTER_OTLP_TIMEOUT`, default 10000.
-   */
-  timeoutMs: number;
-  /** `OTEL_SERVICE_NAME`, else `service.name` of the resource attributes, else `commerce-gateway`. */
-  serviceName: string;
-  /**
-   * `OTEL_RESOURCE_ATTRIBUTES` (`key=value,key2=value2`, values percent-decoded), added to the
-   * resource of every span; `service.name` and `service.version` are the gateway's own.
-   */
-  resourceAttributes: Readonly<Record<string, string>>;
-  /** `OTEL_TRACES_SAMPLER`, default `parentbased_always_on`. */
-  sampler: TracesSampler;
-  /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the ratio samplers, default 1. */
-  samplerArg: number;
-  /**
-   * `TRACE_GRAPHQL_DOCUMENT`: record the document as sent (`graphql.document`, its literal values
-   * included) on the request's span. Default off: a document's literals may be a customer's data.
-   */
-  graphqlDocument: boolean;
-}
-
 /** Where the typed schema's definitions come from, and how often they are re-read. */
 export interface TypedSchemaConfig {
   /**
@@ -237,19 +202,6 @@ export interface Config {
   service: ServiceConfig;
 }
 
-function parseCount(
-  name: string,
-  raw: string | undefined,
-  fallback: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  const value = parseWhole(name, raw, fallback, 1);
-  if (value > max) {
-    throw new ConfigError(`${name} must be an integer from 1 to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
 /**
  * The breaker opens on a failure rate over a sliding window. `BREAKER_FAILURES` (consecutive
  * failures) meant something the breaker no longer does: a deployment that still sets it is told
@@ -270,24 +222,6 @@ function breakerFromEnv(
     breakerMinCalls: parseCount('BREAKER_MIN_CALLS', env.BREAKER_MIN_CALLS, 20),
     breakerWindowMs: parseCount('BREAKER_WINDOW_MS', env.BREAKER_WINDOW_MS, 10_000),
   };
-}
-
-function parseUrl(name: string, raw: string | undefined): string | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${name} must use http or https, got "${url.protocol}"`);
-  }
-  if (url.search || url.hash || url.username || url.password) {
-    throw new ConfigError(`${name} must not carry credentials, a query or a fragment`);
-  }
-  // Keep any base path, drop the trailing slash: paths are appended as `/v2/...`.
-  return url.href.replace(/\/+$/, '');
 }
 
 /** Configuration of `npm start`: the gateway, and the embedded service beside it. */
@@ -356,26 +290,6 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
   };
 }
 
-const LOG_LEVELS: readonly LogThreshold[] = [
-  'fatal',
-  'error',
-  'warn',
-  'info',
-  'debug',
-  'trace',
-  'silent',
-];
-
-/** `LOG_LEVEL`: one of pino's level names (any case), or `silent`; unset or empty: `info`. */
-function parseLogLevel(raw: string | undefined): LogThreshold {
-  if (raw === undefined || raw.trim() === '') return 'info';
-  const level = LOG_LEVELS.find((name) => name === raw.trim().toLowerCase());
-  if (level === undefined) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}"`);
-  }
-  return level;
-}
-
 /** `METRICS_HOST`: only where the metrics have a port of their own to bind. */
 function metricsHostFromEnv(env: Env): string | undefined {
   const host = (env.METRICS_HOST ?? '').trim();
@@ -386,62 +300,6 @@ function metricsHostFromEnv(env: Env): string | undefined {
     );
   }
   return host;
-}
-
-/**
- * `CORS_ORIGINS`: a comma-separated list of exact origins (`https://shop.example`, scheme, host
- * and port as the browser sends them; allowed with credentials), or `*` alone (any origin,
- * without credentials). Unset or empty: none.
- */
-export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
-  if (raw === undefined || raw.trim() === '') return [];
-  const items = raw.split(',').map((item) => item.trim());
-  if (items.includes('*')) {
-    if (items.length > 1) {
-      throw new ConfigError('CORS_ORIGINS: `*` (any origin) must stand alone');
-    }
-    return '*';
-  }
-  const origins = items.map((item) => {
-    let url: URL | undefined;
-    try {
-      url = new URL(item);
-    } catch {
-      url = undefined;
-    }
-    if (
-      url === undefined ||
-      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-      url.username !== '' ||
-      url.password !== '' ||
-      url.pathname !== '/' ||
-      url.search !== '' ||
-      url.hash !== '' ||
-      item.endsWith('/')
-    ) {
-      throw new ConfigError(
-        `CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port], e.g. https://shop.example)`,
-      );
-    }
-    return url.origin;
-  });
-  return [...new Set(origins)];
-}
-
-/**
- * `FORWARD_HEADERS`: a comma-separated list of header names (case-insensitive), `none` for
- * none; unset or empty: DEFAULT_FORWARDED_HEADERS. Authorization and the headers the gateway
- * sets or that frame a request cannot be listed.
- */
-export function parseForwardHeaders(raw: string | undefined): readonly string[] {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_FORWARDED_HEADERS;
-  if (raw.trim().toLowerCase() === 'none') return [];
-  const names = [...new Set(raw.split(',').map((name) => name.trim().toLowerCase()))];
-  for (const name of names) {
-    const why = refuseForwardedHeaderName(name);
-    if (why !== undefined) throw new ConfigError(`FORWARD_HEADERS: ${why}`);
-  }
-  return names;
 }
 
 function typedSchemaFromEnv(env: Env): TypedSchemaConfig {
@@ -490,60 +348,6 @@ function pagingFromEnv(env: Env): PagingConfigValues {
   };
 }
 
-const SAMPLERS: readonly TracesSampler[] = [
-  'always_on',
-  'always_off',
-  'traceidratio',
-  'parentbased_always_on',
-  'parentbased_always_off',
-  'parentbased_traceidratio',
-];
-
-/** `k=v,k2=v2` with percent-encoded values (the OTLP exporter header format). */
-function parseOtlpHeaders(name: string, raw: string): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const pair of raw.split(',')) {
-    if (pair.trim() === '') continue;
-    const at = pair.indexOf('=');
-    const key = pair.slice(0, at).trim();
-    if (at <= 0 || key === '') throw new ConfigError(`${name} must be a list of key=value pairs`);
-    try {
-      headers[key.toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim());
-    } catch {
-      // The value may be a credential: name the key only.
-      throw new ConfigError(`${name}: the value of "${key}" is not percent-encoded correctly`);
-    }
-  }
-  return headers;
-}
-
-/**
- * `OTEL_RESOURCE_ATTRIBUTES` as the OpenTelemetry SDK specification says: comma-separated
- * `key=value` pairs, keys and values trimmed, values percent-decoded (a `,` or `=` inside a value
- * is written `%2C`, `%3D`). A malformed list is refused with the variable named, not ignored.
- */
-export function parseResourceAttributes(raw: string): Record<string, string> {
-  const attributes: Record<string, string> = {};
-  for (const pair of raw.split(',')) {
-    if (pair.trim() === '') continue;
-    const at = pair.indexOf('=');
-    const key = pair.slice(0, at).trim();
-    if (at <= 0 || key === '') {
-      throw new ConfigError(
-        `OTEL_RESOURCE_ATTRIBUTES must be a list of key=value pairs, got "${pair.trim()}"`,
-      );
-    }
-    try {
-      attributes[key] = decodeURIComponent(pair.slice(at + 1).trim());
-    } catch {
-      throw new ConfigError(
-        `OTEL_RESOURCE_ATTRIBUTES: the value of "${key}" is not percent-encoded correctly`,
-      );
-    }
-  }
-  return attributes;
-}
-
 /**
  * The honoured subset of the OpenTelemetry SDK variables (README "Traces"). Off unless
  * `OTEL_TRACES_EXPORTER` is `otlp` or `console`, and `OTEL_SDK_DISABLED` is not true.
@@ -582,7 +386,10 @@ function tracingFromEnv(env: Env): TracingConfig | undefined {
       `OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${env.OTEL_TRACES_SAMPLER}"`,
     );
   }
-  const resourceAttributes = parseResourceAttributes(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+  const resourceAttributes = parseKeyValueList(
+    'OTEL_RESOURCE_ATTRIBUTES',
+    env.OTEL_RESOURCE_ATTRIBUTES ?? '',
+  );
   const rawArg = (env.OTEL_TRACES_SAMPLER_ARG ?? '').trim();
   const samplerArg = rawArg === '' ? 1 : Number(rawArg);
   if (!Number.isFinite(samplerArg) || samplerArg < 0 || samplerArg > 1) {
@@ -599,7 +406,7 @@ function tracingFromEnv(env: Env): TracingConfig | undefined {
           10_000,
         )
       : parseCount('OTEL_EXPORTER_OTLP_TIMEOUT', env.OTEL_EXPORTER_OTLP_TIMEOUT, 10_000),
-    headers: parseOtlpHeaders(headersName, env[headersName] ?? ''),
+    headers: parseKeyValueList(headersName, env[headersName] ?? '', 'lowercase'),
     serviceName:
       (env.OTEL_SERVICE_NAME ?? '').trim() ||
       resourceAttributes['service.name'] ||

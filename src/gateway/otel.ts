@@ -23,9 +23,55 @@ import {
   type SpanExporter,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
-import type { TracingConfig } from '../config.ts';
 import { packageVersion } from './build-info.ts';
 import type { Logger } from './logging.ts';
+
+export type TracesSampler =
+  | 'always_on'
+  | 'always_off'
+  | 'traceidratio'
+  | 'parentbased_always_on'
+  | 'parentbased_always_off'
+  | 'parentbased_traceidratio';
+
+/** Tracing settings, from the standard OpenTelemetry SDK variables (a documented subset). */
+export interface TracingConfig {
+  /** `OTEL_TRACES_EXPORTER`: `otlp` (OTLP over HTTP) or `console`; unset/`none` = off. */
+  exporter: 'otlp' | 'console';
+  /**
+   * `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf`
+   * (OTLP's default) or `http/json`; `grpc` is refused at startup.
+   */
+  protocol: 'http/protobuf' | 'http/json';
+  /**
+   * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`,
+   * else `http://localhost:4318/v1/traces`.
+   */
+  endpoint: string;
+  /** `OTEL_EXPORTER_OTLP_TRACES_HEADERS`, else `OTEL_EXPORTER_OTLP_HEADERS` (`k=v,k2=v2`). */
+  headers: Readonly<Record<string, string>>;
+  /**
+   * How long one export may take, retries included, ms: `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`,
+   * else `OTEL_EXPORTER_OTLP_TIMEOUT`, default 10000.
+   */
+  timeoutMs: number;
+  /** `OTEL_SERVICE_NAME`, else `service.name` of the resource attributes, else `commerce-gateway`. */
+  serviceName: string;
+  /**
+   * `OTEL_RESOURCE_ATTRIBUTES` (`key=value,key2=value2`, values percent-decoded), added to the
+   * resource of every span; `service.name` and `service.version` are the gateway's own.
+   */
+  resourceAttributes: Readonly<Record<string, string>>;
+  /** `OTEL_TRACES_SAMPLER`, default `parentbased_always_on`. */
+  sampler: TracesSampler;
+  /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the ratio samplers, default 1. */
+  samplerArg: number;
+  /**
+   * `TRACE_GRAPHQL_DOCUMENT`: record the document as sent (`graphql.document`, its literal values
+   * included) on the request's span. Default off: a document's literals may be a customer's data.
+   */
+  graphqlDocument: boolean;
+}
 
 export interface TracerSetup {
   tracer: Tracer;

@@ -5,7 +5,7 @@
  * call of the request, and the v2 API scopes customers, orders and carts to it.
  */
 
-import { expectList, expectResource, type JsonObject } from '../upstream/client.ts';
+import { expectList, expectResource } from '../upstream/client.ts';
 import {
   BadUserInputError,
   RateLimitedError,

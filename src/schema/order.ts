@@ -1,7 +1,7 @@
 /** Order: a checked-out cart (`/v2/orders`), as a node and a connection, and checking out. */
 
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
-import { BadUserInputError, UpstreamUnavailableError } from '../upstream/errors.ts';
+import { BadUserInputError } from '../upstream/errors.ts';
 import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';

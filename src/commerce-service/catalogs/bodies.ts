@@ -16,9 +16,9 @@ import {
   optionalBoolean,
   optionalStringList,
   optionalText,
-  readResource,
   requireText,
 } from '../request-body.ts';
+import { readResource } from '../resource-body.ts';
 import { parseTimestamp } from '../time.ts';
 
 export const MAX_CATALOG_PRICEBOOKS = 5;

@@ -10,12 +10,11 @@ import { isUuid } from '../ids.ts';
 import {
   isObject,
   type JsonObject,
-  readResource,
   rejectUnknownKeys,
-  requireAttributes,
   requireData,
   requireInteger,
 } from '../request-body.ts';
+import { readResource, requireAttributes } from '../resource-body.ts';
 import { MAX_STOCK, STOCK_ACTIONS, type StockAction } from './stock.ts';
 
 /** Products of one `POST /v2/inventories/multiple`. */

@@ -9,9 +9,9 @@ import {
   type JsonObject,
   optionalString,
   optionalText,
-  readIdentifier,
   rejectUnknownKeys,
 } from '../request-body.ts';
+import { readIdentifier } from '../resource-body.ts';
 import {
   ATTRIBUTES,
   OWNER,

@@ -12,10 +12,10 @@ import {
   optionalString,
   optionalStringList,
   optionalText,
-  readIdentifier,
   rejectUnknownKeys,
   requireEnum,
 } from '../request-body.ts';
+import { readIdentifier } from '../resource-body.ts';
 import {
   ATTRIBUTES,
   OWNER,

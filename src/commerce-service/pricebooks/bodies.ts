@@ -12,14 +12,12 @@ import {
   isObject,
   type JsonObject,
   optionalBoolean,
-  optionalMapEntries,
-  optionalStringMap,
   optionalText,
-  readResource,
   rejectUnknownKeys,
   requireInteger,
   requireText,
 } from '../request-body.ts';
+import { optionalMapEntries, optionalStringMap, readResource } from '../resource-body.ts';
 import { parseTimestamp } from '../time.ts';
 
 export interface TierValue {

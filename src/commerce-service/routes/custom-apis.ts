@@ -9,12 +9,8 @@ import { cachedStatement, type Db } from '../db.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { listResources, standardListSpec } from '../listing.ts';
-import {
-  optionalBoolean,
-  optionalString,
-  requireAttributes,
-  requireString,
-} from '../request-body.ts';
+import { optionalBoolean, optionalString, requireString } from '../request-body.ts';
+import { requireAttributes } from '../resource-body.ts';
 
 export const SLUG_PATTERN = /^[a-z0-9_-]{1,63}$/;
 export const API_TYPE_PATTERN = /^[a-z0-9_]{1,59}_ext$/;

@@ -25,9 +25,9 @@ import {
   optionalBoolean,
   optionalString,
   rejectUnknownKeys,
-  requireAttributes,
   requireString,
 } from '../request-body.ts';
+import { requireAttributes } from '../resource-body.ts';
 import { findCustomApiById, parsePathId, SLUG_PATTERN } from './custom-apis.ts';
 
 /** What a field write may carry (request-body.ts requireAttributes). */

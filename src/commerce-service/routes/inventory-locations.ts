@@ -15,10 +15,10 @@ import {
   isObject,
   type JsonObject,
   optionalText,
-  readResource,
   rejectUnknownKeys,
   requireText,
 } from '../request-body.ts';
+import { readResource } from '../resource-body.ts';
 import { parsePathId } from './custom-apis.ts';
 
 interface LocationRow {

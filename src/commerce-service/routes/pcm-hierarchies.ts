@@ -18,7 +18,7 @@ import {
   presentNode,
   readTreeAttributes,
 } from '../pcm/nodes.ts';
-import { readResource } from '../request-body.ts';
+import { readResource } from '../resource-body.ts';
 
 type H = { Params: { hierarchyId: string } };
 

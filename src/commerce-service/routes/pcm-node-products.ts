@@ -13,7 +13,7 @@ import { listResources } from '../listing.ts';
 import { nodeListSpec, nodeProductListSpec } from '../pcm/lists.ts';
 import { type NodeRow, presentNode } from '../pcm/nodes.ts';
 import { type ProductRow, presentProduct } from '../pcm/products.ts';
-import { readIdentifierList } from '../request-body.ts';
+import { readIdentifierList } from '../resource-body.ts';
 import { findNode } from './pcm-nodes.ts';
 import { findProduct } from './pcm-products.ts';
 

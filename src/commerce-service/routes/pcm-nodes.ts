@@ -23,7 +23,8 @@ import {
   readTreeAttributes,
   setCurated,
 } from '../pcm/nodes.ts';
-import { isObject, readIdentifier, readIdentifierList, readResource } from '../request-body.ts';
+import { isObject } from '../request-body.ts';
+import { readIdentifier, readIdentifierList, readResource } from '../resource-body.ts';
 import { findHierarchy } from './pcm-hierarchies.ts';
 
 type H = { Params: { hierarchyId: string } };

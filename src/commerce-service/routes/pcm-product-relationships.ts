@@ -13,7 +13,8 @@ import {
   productVariationIds,
   setProductVariations,
 } from '../pcm/products.ts';
-import { isObject, readIdentifier, readIdentifierList } from '../request-body.ts';
+import { isObject } from '../request-body.ts';
+import { readIdentifier, readIdentifierList } from '../resource-body.ts';
 import { findProduct } from './pcm-products.ts';
 
 type Params = { Params: { productId: string } };

@@ -22,7 +22,7 @@ import {
   readProductInput,
   setProductVariations,
 } from '../pcm/products.ts';
-import { readResource } from '../request-body.ts';
+import { readResource } from '../resource-body.ts';
 
 type Params = { Params: { productId: string } };
 

@@ -21,7 +21,7 @@ import {
   readNamedAttributes,
   type VariationRow,
 } from '../pcm/variations.ts';
-import { readResource } from '../request-body.ts';
+import { readResource } from '../resource-body.ts';
 
 type V = { Params: { variationId: string } };
 type O = { Params: { variationId: string; optionId: string } };

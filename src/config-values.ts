@@ -1,0 +1,161 @@
+/**
+ * Turning one environment variable's text into its value, for src/config.ts (which alone reads
+ * the environment): each parser takes the text, never `process.env`, and refuses a bad value with
+ * a ConfigError that names the variable.
+ */
+import { ConfigError, parseWhole } from './commerce-service/config.ts';
+import type { CorsOrigins } from './gateway/cors.ts';
+import type { LogThreshold } from './gateway/logging.ts';
+import type { TracesSampler } from './gateway/otel.ts';
+import {
+  DEFAULT_FORWARDED_HEADERS,
+  refuseForwardedHeaderName,
+} from './upstream/forwarded-headers.ts';
+
+export function parseCount(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const value = parseWhole(name, raw, fallback, 1);
+  if (value > max) {
+    throw new ConfigError(`${name} must be an integer from 1 to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+export function parseUrl(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must use http or https, got "${url.protocol}"`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`${name} must not carry credentials, a query or a fragment`);
+  }
+  // Keep any base path, drop the trailing slash: paths are appended as `/v2/...`.
+  return url.href.replace(/\/+$/, '');
+}
+
+const LOG_LEVELS: readonly LogThreshold[] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+];
+
+/** `LOG_LEVEL`: one of pino's level names (any case), or `silent`; unset or empty: `info`. */
+export function parseLogLevel(raw: string | undefined): LogThreshold {
+  if (raw === undefined || raw.trim() === '') return 'info';
+  const level = LOG_LEVELS.find((name) => name === raw.trim().toLowerCase());
+  if (level === undefined) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${raw}"`);
+  }
+  return level;
+}
+
+/**
+ * `CORS_ORIGINS`: a comma-separated list of exact origins (`https://shop.example`, scheme, host
+ * and port as the browser sends them; allowed with credentials), or `*` alone (any origin,
+ * without credentials). Unset or empty: none.
+ */
+export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
+  if (raw === undefined || raw.trim() === '') return [];
+  const items = raw.split(',').map((item) => item.trim());
+  if (items.includes('*')) {
+    if (items.length > 1) {
+      throw new ConfigError('CORS_ORIGINS: `*` (any origin) must stand alone');
+    }
+    return '*';
+  }
+  const origins = items.map((item) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(item);
+    } catch {
+      url = undefined;
+    }
+    if (
+      url === undefined ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.username !== '' ||
+      url.password !== '' ||
+      url.pathname !== '/' ||
+      url.search !== '' ||
+      url.hash !== '' ||
+      item.endsWith('/')
+    ) {
+      throw new ConfigError(
+        `CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port], e.g. https://shop.example)`,
+      );
+    }
+    return url.origin;
+  });
+  return [...new Set(origins)];
+}
+
+/**
+ * `FORWARD_HEADERS`: a comma-separated list of header names (case-insensitive), `none` for
+ * none; unset or empty: DEFAULT_FORWARDED_HEADERS. Authorization and the headers the gateway
+ * sets or that frame a request cannot be listed.
+ */
+export function parseForwardHeaders(raw: string | undefined): readonly string[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_FORWARDED_HEADERS;
+  if (raw.trim().toLowerCase() === 'none') return [];
+  const names = [...new Set(raw.split(',').map((name) => name.trim().toLowerCase()))];
+  for (const name of names) {
+    const why = refuseForwardedHeaderName(name);
+    if (why !== undefined) throw new ConfigError(`FORWARD_HEADERS: ${why}`);
+  }
+  return names;
+}
+
+export const SAMPLERS: readonly TracesSampler[] = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+];
+
+/**
+ * A comma-separated list of `key=value` pairs as the OpenTelemetry SDK specification writes them
+ * (`OTEL_RESOURCE_ATTRIBUTES`, the OTLP exporter headers): keys and values trimmed, values
+ * percent-decoded (a `,` or `=` inside a value is written `%2C`, `%3D`). A malformed list is
+ * refused with the variable named, not ignored; a value is never echoed, as it may be a credential.
+ */
+export function parseKeyValueList(
+  name: string,
+  raw: string,
+  keys: 'as-written' | 'lowercase' = 'as-written',
+): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  for (const pair of raw.split(',')) {
+    if (pair.trim() === '') continue;
+    const at = pair.indexOf('=');
+    const key = pair.slice(0, at).trim();
+    if (at <= 0 || key === '') {
+      // Without a `=` the text holds no value, so it can be shown; otherwise it might be a secret.
+      const shown = at < 0 ? `, got "${pair.trim()}"` : '';
+      throw new ConfigError(`${name} must be a list of key=value pairs${shown}`);
+    }
+    try {
+      pairs[keys === 'lowercase' ? key.toLowerCase() : key] = decodeURIComponent(
+        pair.slice(at + 1).trim(),
+      );
+    } catch {
+      throw new ConfigError(`${name}: the value of "${key}" is not percent-encoded correctly`);
+    }
+  }
+  return pairs;
+}
