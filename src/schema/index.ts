@@ -15,10 +15,19 @@ import { Entries } from './custom-api-entry.ts';
 import { federate } from './federation.ts';
 import { Files } from './file.ts';
 import { Orders } from './order.ts';
+import { RulePromotions, StandardPromotions } from './promotion.ts';
 import { resourceEntities } from './resource.ts';
 import './customer.ts';
 
 export const schema = federate(
   builder.toSchema(),
-  resourceEntities([Orders, Accounts, Files, CustomApis, Entries]),
+  resourceEntities([
+    Orders,
+    Accounts,
+    Files,
+    CustomApis,
+    Entries,
+    StandardPromotions.Promotions,
+    RulePromotions.Promotions,
+  ]),
 );
