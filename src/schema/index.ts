@@ -9,6 +9,8 @@ import './connection.ts';
 import './cart.ts';
 import './cart-mutations.ts';
 import './custom-discount-mutations.ts';
+import './promotion-cart.ts';
+import './promotion-mutations.ts';
 import { Accounts } from './account.ts';
 import { CustomApis } from './custom-api.ts';
 import { Entries } from './custom-api-entry.ts';
