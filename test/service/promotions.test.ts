@@ -331,3 +331,68 @@ describe('Promotions Builder', () => {
     expect(errorOf(bad).source).toBe('data.rule_set.actions[0].args[1]');
   });
 });
+
+describe('bad bodies on every promotion write', () => {
+  it('answers each with a 4xx naming the field, never a 5xx, and writes nothing', async () => {
+    const promo = await standard({ percent: 5 }, 'percent_discount');
+    const cartId = await cartWith([{ sku: 'A', amount: 100, quantity: 1 }]);
+    const count = async () =>
+      (await service.call('GET', '/v2/promotions?page[limit]=1')).body.meta.results.total;
+    const before = await count();
+    const shapes: unknown[] = [null, [], 'text', { data: null }, { data: [] }];
+    const promotionBodies: unknown[] = [
+      { data: { name: 5 } },
+      { data: { name: 'x', enabled: 'yes', ...WINDOW } },
+      { data: { name: 'x', enabled: true, start: 'soon', end: WINDOW.end } },
+      { data: { name: 'x', enabled: true, ...WINDOW, promotion_type: 'x_for_y', schema: {} } },
+      { data: { name: 'x', enabled: true, ...WINDOW, promotion_type: 'fixed_discount' } },
+      { data: { name: 'x', enabled: true, ...WINDOW, promotion_type: 'no', rule_set: {} } },
+      { data: { start: '2099-06-01T00:00:00Z' } },
+    ];
+    const targets: [string, string, unknown[]][] = [
+      ['POST', '/v2/promotions', promotionBodies],
+      ['POST', '/v2/rule-promotions', promotionBodies],
+      ['PUT', `/v2/promotions/${promo.id}`, promotionBodies],
+      [
+        'POST',
+        `/v2/promotions/${promo.id}/codes`,
+        [
+          { data: { codes: 'ABC' } },
+          { data: { codes: [{ code: '' }] } },
+          { data: { codes: [{ code: 'A' }, { code: 'B', uses: -1 }] } },
+          { data: { codes: [{ code: 'A', max_uses_per_shopper: { max_uses: 0 } }] } },
+          { data: { codes: [{ code: 'A' }, { code: 'a' }] } },
+        ],
+      ],
+      [
+        'POST',
+        '/v2/promotions/usages/anonymize',
+        [{ data: { usage_ids: ['x'] } }, { data: { usage_ids: [] } }],
+      ],
+      [
+        'POST',
+        `/v2/carts/${cartId}/items`,
+        [
+          { data: { type: 'promotion_item', code: 'a b' } },
+          { data: { type: 'promotion_item', code: 'x'.repeat(65) } },
+          { data: { type: 'promotion_item' } },
+          { data: { type: 'promotion_item', code: 'NOSUCHCODE' } },
+        ],
+      ],
+    ];
+    for (const [method, path, bodies] of targets) {
+      for (const body of [...shapes, ...bodies]) {
+        const result = await service.call(method, path, { json: body });
+        const what = `${method} ${path} ${JSON.stringify(body)}`;
+        expect(result.status, what).toBeGreaterThanOrEqual(400);
+        expect(result.status, what).toBeLessThan(500);
+      }
+    }
+    expect(await count()).toBe(before);
+    expect((await service.call('GET', `/v2/promotions/${promo.id}/codes`)).body.data).toEqual([]);
+    expect((await cart(cartId)).promotion_codes).toEqual([]);
+    expect(
+      (await service.call('GET', `/v2/promotions/${promo.id}/codes/a%20b/usages`)).status,
+    ).toBe(400);
+  });
+});
