@@ -402,3 +402,32 @@ describe('bad bodies on every promotion write', () => {
     ).toBe(400);
   });
 });
+
+describe('uses per shopper', () => {
+  it('counts a guest by the order’s email when the code includes guests', async () => {
+    const promo = await create('/v2/rule-promotions', {
+      name: 'once each',
+      enabled: true,
+      ...WINDOW,
+      rule_set: { actions: [{ strategy: 'cart_discount', args: ['fixed', 100] }] },
+    });
+    await addCodes(`/v2/rule-promotions/${promo.id}`, [
+      { code: 'ONCEEACH', max_uses_per_shopper: { max_uses: 1, includes_guests: true } },
+    ]);
+    const shop = async (email: string) => {
+      const cartId = await cartWith([{ sku: 'A', amount: 1000, quantity: 1 }]);
+      expect((await applyCode(cartId, 'onceeach')).status).toBe(201);
+      return checkout(cartId, email);
+    };
+    expect((await shop('one@example.com')).body.data.meta.display_price.with_tax.amount).toBe(900);
+    const again = await shop('ONE@example.com');
+    expect(again.status).toBe(422);
+    expect(errorOf(again).detail).toContain('no uses left');
+    expect((await shop('two@example.com')).status).toBe(201);
+    const usages = await service.call('GET', `/v2/rule-promotions/${promo.id}/usages?sort=used_on`);
+    expect(usages.body.data.map((u: any) => u.customer_email)).toEqual([
+      'one@example.com',
+      'two@example.com',
+    ]);
+  });
+});

@@ -121,7 +121,8 @@ export function presentCart(state: CartState) {
     currency: cart.currency,
     discount_settings: {
       custom_discounts_enabled: cart.custom_discounts_enabled === 1,
-      use_rule_promotions: false,
+      // Both promotion engines always run here (promotions/engine.ts).
+      use_rule_promotions: true,
     },
     links: { self: `/v2/carts/${cart.id}` },
     meta: cartMeta(state),

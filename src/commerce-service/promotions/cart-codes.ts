@@ -103,6 +103,28 @@ function usesByShopper(db: Db, codeId: string, customerId: string): number {
     .get(codeId, customerId) as number;
 }
 
+/** A guest's uses of a code, known by the order's email (`includes_guests`). */
+function usesByGuest(db: Db, codeId: string, email: string): number {
+  return db
+    .prepare(
+      `SELECT count(*) FROM promotion_usages
+       WHERE code_id = ? AND customer_id IS NULL AND lower(customer_email) = lower(?)`,
+    )
+    .pluck()
+    .get(codeId, email) as number;
+}
+
+/** Whether the shopper has used the code as often as it allows one shopper. */
+function shopperExhausted(db: Db, row: CodeRow, shopper: UsageShopper): boolean {
+  const limit = row.max_uses_per_shopper;
+  if (limit === null) return false;
+  if (shopper.customerId !== null) return usesByShopper(db, row.id, shopper.customerId) >= limit;
+  if (row.includes_guests === 1 && shopper.email !== null) {
+    return usesByGuest(db, row.id, shopper.email) >= limit;
+  }
+  return false;
+}
+
 const exhausted = (code: string) =>
   unprocessable(`The promotion code "${code}" has no uses left.`, 'data.code');
 
@@ -133,9 +155,7 @@ export function applyCode(
   const usable = rows.filter(
     (row) =>
       (row.max_uses === null || row.used < row.max_uses) &&
-      (row.max_uses_per_shopper === null ||
-        cart.customer_id === null ||
-        usesByShopper(db, row.id, cart.customer_id) < row.max_uses_per_shopper),
+      !shopperExhausted(db, row, { customerId: cart.customer_id, email: null }),
   );
   if (usable.length === 0) throw exhausted(code);
   const insert = db.prepare(
@@ -193,13 +213,7 @@ export function consumeCodes(
   for (const [codeId, code] of codeIds) {
     const row = take.get(now, codeId) as CodeRow | undefined;
     if (row === undefined) throw exhausted(code);
-    if (
-      row.max_uses_per_shopper !== null &&
-      shopper.customerId !== null &&
-      usesByShopper(db, codeId, shopper.customerId) >= row.max_uses_per_shopper
-    ) {
-      throw exhausted(code);
-    }
+    if (shopperExhausted(db, row, shopper)) throw exhausted(code);
     insert.run({
       id: newId(),
       store_id: storeId,
