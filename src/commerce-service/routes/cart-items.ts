@@ -22,7 +22,7 @@ import { judgeCartTotals } from '../carts/totals.ts';
 import type { ServiceContext } from '../context.ts';
 import { newId } from '../ids.ts';
 import { checkStock } from '../inventory/stock.ts';
-import { applyCode, promotionItemCode, removeCode } from '../promotions/cart-codes.ts';
+import { applyCode, judgeCode, promotionItemCode, removeCode } from '../promotions/cart-codes.ts';
 import type { CartParams } from './carts.ts';
 import { resolvedRelease } from './shopper-catalog.ts';
 
@@ -167,10 +167,12 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
     // Production's removal of a promotion code (the official SDK's RemovePromotion).
     app.delete<{ Params: CartParams & { code: string } }>(
       '/carts/:cartId/discounts/:code',
-      async (request) =>
-        writeItems(request.store.id, request.params.cartId, (state) => {
-          removeCode(db, state.cart.id, request.params.code);
-        }),
+      async (request) => {
+        const code = judgeCode(request.params.code, 'code');
+        return writeItems(request.store.id, request.params.cartId, (state) => {
+          removeCode(db, state.cart.id, code);
+        });
+      },
     );
 
     app.delete<{ Params: ItemParams }>('/carts/:cartId/items/:itemId', async (request) =>
