@@ -32,6 +32,8 @@ import { pcmVariationRoutes } from './routes/pcm-variations.ts';
 import { priceModifierRoutes } from './routes/price-modifiers.ts';
 import { pricebookRoutes } from './routes/pricebooks.ts';
 import { priceRoutes } from './routes/prices.ts';
+import { promotionCodeRoutes } from './routes/promotion-codes.ts';
+import { promotionRoutes } from './routes/promotions.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { shopperCatalogRoutes } from './routes/shopper-catalog.ts';
 import { stockTransactionRoutes } from './routes/stock-transactions.ts';
@@ -90,6 +92,8 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     fileRoutes,
     accountRoutes,
     customerRoutes,
+    promotionRoutes,
+    promotionCodeRoutes,
     inventoryRoutes,
     stockTransactionRoutes,
     inventoryLocationRoutes,

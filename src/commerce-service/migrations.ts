@@ -1088,4 +1088,85 @@ export const migrations: Migration[] = [
       ALTER TABLE cart_items ADD COLUMN catalog_id TEXT;
     `,
   },
+  {
+    // Promotions of both engines in one table (`kind`: 'standard' for /v2/promotions, 'rule' for
+    // /v2/rule-promotions); what the cart engine reads (the discount, its targets, its condition)
+    // is normalised into columns at write time, and the body as the client sent it is kept in
+    // `document` for reads. Codes are unique per promotion by `code_key` (lower case: rule
+    // promotion codes are case-insensitive, and a standard code typed in another case is the same
+    // code to a shopper). `used` counts checkouts; `max_uses` NULL means unlimited. A cart's
+    // applied codes live in cart_promotion_codes until removed or the cart is deleted. A usage is
+    // written by checkout; its created_at is its used_on, so lists sort and keyset on it.
+    id: '0800-promotions',
+    sql: `
+      CREATE TABLE promotions (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL CHECK (kind IN ('standard', 'rule')),
+        name TEXT NOT NULL,
+        enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+        automatic INTEGER NOT NULL CHECK (automatic IN (0, 1)),
+        starts_at TEXT NOT NULL,
+        ends_at TEXT NOT NULL,
+        priority INTEGER NOT NULL DEFAULT 0,
+        stackable INTEGER NOT NULL DEFAULT 1,
+        override_stacking INTEGER NOT NULL DEFAULT 0,
+        offer TEXT NOT NULL,
+        document TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX promotions_created ON promotions (store_id, kind, created_at, id);
+      CREATE INDEX promotions_updated ON promotions (store_id, kind, updated_at, id);
+      CREATE INDEX promotions_id ON promotions (store_id, kind, id);
+
+      CREATE TABLE promotion_codes (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        promotion_id TEXT NOT NULL REFERENCES promotions(id) ON DELETE CASCADE,
+        code TEXT NOT NULL,
+        code_key TEXT NOT NULL,
+        max_uses INTEGER,
+        used INTEGER NOT NULL DEFAULT 0,
+        max_uses_per_shopper INTEGER,
+        includes_guests INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (promotion_id, code_key)
+      );
+      CREATE INDEX promotion_codes_key ON promotion_codes (store_id, code_key);
+      CREATE INDEX promotion_codes_list ON promotion_codes (store_id, promotion_id, created_at, id);
+
+      CREATE TABLE cart_promotion_codes (
+        cart_id TEXT NOT NULL REFERENCES carts(id) ON DELETE CASCADE,
+        code_id TEXT NOT NULL REFERENCES promotion_codes(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (cart_id, code_id)
+      );
+
+      CREATE TABLE promotion_usages (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        promotion_id TEXT NOT NULL REFERENCES promotions(id) ON DELETE CASCADE,
+        code_id TEXT,
+        code TEXT NOT NULL,
+        code_key TEXT NOT NULL,
+        order_id TEXT NOT NULL,
+        customer_id TEXT,
+        customer_email TEXT,
+        times_used INTEGER NOT NULL DEFAULT 1,
+        anonymized INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX promotion_usages_created
+        ON promotion_usages (store_id, promotion_id, created_at, id);
+      CREATE INDEX promotion_usages_updated
+        ON promotion_usages (store_id, promotion_id, updated_at, id);
+      CREATE INDEX promotion_usages_id ON promotion_usages (store_id, promotion_id, id);
+      CREATE INDEX promotion_usages_code
+        ON promotion_usages (store_id, promotion_id, code_key, created_at, id);
+      CREATE INDEX promotion_usages_shopper ON promotion_usages (code_id, customer_id);
+    `,
+  },
 ];

@@ -125,6 +125,22 @@ const RELEASE_TREE_ROUTES = ['/catalogs', '/pcm/catalogs'].flatMap((base) =>
   CATALOG_TREE.map((path) => `GET ${base}/:catalogId/releases/:releaseId${path}`),
 );
 
+/** Promotions of both engines, their codes and usages: the store's own (merchandisers'). */
+const PROMOTION_ROUTES = ['/v2/promotions', '/v2/rule-promotions'].flatMap((base) => [
+  `POST ${base}`,
+  `GET ${base}`,
+  `GET ${base}/:promotionId`,
+  `PUT ${base}/:promotionId`,
+  `DELETE ${base}/:promotionId`,
+  `POST ${base}/:promotionId/codes`,
+  `GET ${base}/:promotionId/codes`,
+  `DELETE ${base}/:promotionId/codes`,
+  `DELETE ${base}/:promotionId/codes/:codeId`,
+  `GET ${base}/:promotionId/usages`,
+  `GET ${base}/:promotionId/codes/:code/usages`,
+  `POST ${base}/usages/anonymize`,
+]);
+
 /** `METHOD url` (the url as the route was declared, prefix included) → its scope. */
 export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v2/settings': 'store',
@@ -175,6 +191,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'PUT /v2/carts/:cartId/items/:itemId/custom-discounts/:discountId': 'shopper',
   'DELETE /v2/carts/:cartId/items/:itemId/custom-discounts/:discountId': 'shopper',
   'POST /v2/carts/:cartId/checkout': 'shopper',
+  'DELETE /v2/carts/:cartId/discounts/:code': 'shopper',
 
   'GET /v2/orders': 'customer',
   'GET /v2/orders/:orderId': 'customer',
@@ -238,6 +255,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'DELETE /pcm/pricebooks/:pricebookId/modifiers/:modifierId': 'store',
 
   // Products, variations, builds, hierarchies and nodes (PXM admin): the store's.
+  ...Object.fromEntries(PROMOTION_ROUTES.map((route) => [route, 'store' as const])),
   ...Object.fromEntries(PCM_ROUTES.map((route) => [route, 'store' as const])),
   ...Object.fromEntries(CATALOG_ADMIN_ROUTES.map((route) => [route, 'store' as const])),
 

@@ -4,13 +4,12 @@
  * before any call; the payloads read the cart after the write (cart-write.ts).
  */
 
-import type { JsonObject, UpstreamRequest } from '../upstream/client.ts';
+import type { JsonObject } from '../upstream/client.ts';
 import { expectResource } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
-import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { CartRef, type CartShape, toCart } from './cart.ts';
-import { type CartChange, cartChangePayload, cartIdField, cartItemIdField } from './cart-write.ts';
+import { cartChangePayload, cartIdField, cartItemIdField, writeItems } from './cart-write.ts';
 import { judgeLineTotal } from './money.ts';
 import { judgeCartId, judgeNonEmpty, judgeUuid } from './rows.ts';
 
@@ -134,16 +133,6 @@ const AddCartCustomItemPayload = cartChangePayload(
   'AddCartCustomItemPayload',
   'The cart with the new item.',
 );
-
-/** An item write: its answer is every item of the cart, kept for the payload's cart. */
-async function writeItems(
-  context: GatewayContext,
-  cartId: string,
-  request: UpstreamRequest,
-): Promise<CartChange> {
-  const response = await context.write(request);
-  return { cartId, itemsBody: response.body };
-}
 
 builder.mutationField('addCartCustomItem', (t) =>
   t.field({

@@ -9,6 +9,7 @@
  */
 
 import type { FieldMap } from '@pothos/core';
+import type { UpstreamRequest } from '../upstream/client.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { CartRef, type CartShape, fetchCart } from './cart.ts';
@@ -37,6 +38,19 @@ async function changedCart(context: GatewayContext, change: CartChange): Promise
   return change.itemsBody === undefined
     ? cart
     : { ...cart, preloadedItems: toCartItems(change.itemsBody) };
+}
+
+/**
+ * An item write (items, promotion codes): its answer is every item of the cart, kept for the
+ * payload's cart.
+ */
+export async function writeItems(
+  context: GatewayContext,
+  cartId: string,
+  request: UpstreamRequest,
+): Promise<CartChange> {
+  const response = await context.write(request);
+  return { cartId, itemsBody: response.body };
 }
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

@@ -19,6 +19,7 @@ import {
 } from './custom-discount.ts';
 import { nullWhenNotFound } from './lookups.ts';
 import { CartTotalsRef, type CartTotalsShape, toTotals } from './money.ts';
+import { type CartPromotionsShape, readCartPromotions } from './promotion-discount.ts';
 import { judgeCartId, readObject, readOptionalString, readString, readTimestamps } from './rows.ts';
 
 export interface CartShape {
@@ -30,6 +31,8 @@ export interface CartShape {
   totals: CartTotalsShape;
   createdAt: string | null;
   updatedAt: string | null;
+  /** Promotion lines and applied codes (promotion-cart.ts shows them). */
+  promotions: CartPromotionsShape;
   /** Items already in hand (an item write answers with all of them); else `items` GETs them. */
   preloadedItems?: CartItemShape[];
 }
@@ -51,6 +54,7 @@ export function toCart(row: JsonObject, included: Map<string, JsonObject>): Cart
     totals: toTotals(readObject(meta, 'display_price', 'cart.meta'), 'cart.display_price'),
     createdAt: timestamps?.createdAt ?? null,
     updatedAt: timestamps?.updatedAt ?? null,
+    promotions: readCartPromotions(row),
   };
 }
 

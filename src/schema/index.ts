@@ -9,16 +9,27 @@ import './connection.ts';
 import './cart.ts';
 import './cart-mutations.ts';
 import './custom-discount-mutations.ts';
+import './promotion-cart.ts';
+import './promotion-mutations.ts';
 import { Accounts } from './account.ts';
 import { CustomApis } from './custom-api.ts';
 import { Entries } from './custom-api-entry.ts';
 import { federate } from './federation.ts';
 import { Files } from './file.ts';
 import { Orders } from './order.ts';
+import { RulePromotions, StandardPromotions } from './promotion.ts';
 import { resourceEntities } from './resource.ts';
 import './customer.ts';
 
 export const schema = federate(
   builder.toSchema(),
-  resourceEntities([Orders, Accounts, Files, CustomApis, Entries]),
+  resourceEntities([
+    Orders,
+    Accounts,
+    Files,
+    CustomApis,
+    Entries,
+    StandardPromotions.Promotions,
+    RulePromotions.Promotions,
+  ]),
 );

@@ -995,6 +995,173 @@ function buildCases(): Case[] {
     judged: false,
   });
 
+  // --- Promotions: codes, amounts, percentages, lists and windows, judged before any call ---
+  const PROMO = '44444444-4444-4444-8444-444444444444';
+  const promo =
+    (name: string, type: string, selection: string, defaults: Record<string, unknown>) =>
+    (fields: Record<string, unknown>): RawRequest =>
+      gql(`mutation($i: ${type}!) { ${name}(input: $i) { ${selection} } }`, {
+        i: { ...defaults, ...fields },
+      });
+  const window = { start: '2020-01-01T00:00:00Z', end: '2099-01-01T00:00:00Z' };
+  const applyCode = promo(
+    'applyCartPromotionCode',
+    'ApplyCartPromotionCodeInput',
+    'cart { upstreamId }',
+    {
+      cartId: '11111111-1111-4111-8111-111111111111',
+      code: 'OK',
+    },
+  );
+  const removeCode = promo(
+    'removeCartPromotionCode',
+    'RemoveCartPromotionCodeInput',
+    'cart { upstreamId }',
+    { cartId: '11111111-1111-4111-8111-111111111111', code: 'OK' },
+  );
+  for (const code of [
+    '',
+    'x'.repeat(65),
+    'two words',
+    'ünïcode',
+    '-lead',
+    '../up',
+    'a/b',
+    'a%2Fb',
+  ]) {
+    add({
+      name: `apply code ${JSON.stringify(code.slice(0, 12))}`,
+      request: applyCode({ code }),
+      code: 'BAD_USER_INPUT',
+    });
+    add({
+      name: `remove code ${JSON.stringify(code.slice(0, 12))}`,
+      request: removeCode({ code }),
+      code: 'BAD_USER_INPUT',
+    });
+  }
+  add({
+    name: 'apply code to a bad cart id',
+    request: applyCode({ cartId: '../x' }),
+    code: 'BAD_USER_INPUT',
+  });
+  const createPromotion = promo('createPromotion', 'CreatePromotionInput', 'promotion { id }', {
+    name: 'p',
+    enabled: true,
+    promotionType: 'PERCENT_DISCOUNT',
+    percent: 10,
+    ...window,
+  });
+  const fixed = { promotionType: 'FIXED_DISCOUNT', amounts: [{ currency: 'USD', amount: 100 }] };
+  for (const [label, fields] of [
+    ['percent above 100', { percent: 100.5 }],
+    ['percent below 0', { percent: -1 }],
+    ['percent missing', { percent: null }],
+    ['fixed amount 0', { ...fixed, amounts: [{ currency: 'USD', amount: 0 }] }],
+    ['fixed amount negative', { ...fixed, amounts: [{ currency: 'USD', amount: -5 }] }],
+    ['fixed amount beyond Int', { ...fixed, amounts: [{ currency: 'USD', amount: 2 ** 31 }] }],
+    ['fixed without amounts', { ...fixed, amounts: [] }],
+    ['currency of 2 letters', { ...fixed, amounts: [{ currency: 'US', amount: 1 }] }],
+    [
+      'currency twice',
+      {
+        ...fixed,
+        amounts: [
+          { currency: 'USD', amount: 1 },
+          { currency: 'usd', amount: 2 },
+        ],
+      },
+    ],
+    [
+      '21 currencies',
+      {
+        ...fixed,
+        amounts: Array.from({ length: 21 }, (_, i) => ({
+          currency: `A${String.fromCharCode(65 + i)}A`,
+          amount: 1,
+        })),
+      },
+    ],
+    ['item type without targets', { promotionType: 'ITEM_PERCENT_DISCOUNT', percent: 5 }],
+    [
+      '101 target SKUs',
+      {
+        promotionType: 'ITEM_PERCENT_DISCOUNT',
+        targetSkus: Array.from({ length: 101 }, (_, i) => `S${i}`),
+      },
+    ],
+    ['an empty target SKU', { promotionType: 'ITEM_PERCENT_DISCOUNT', targetSkus: [' '] }],
+    ['end before start', { start: '2030-01-01T00:00:00Z', end: '2029-01-01T00:00:00Z' }],
+    ['start not a date', { start: 'tomorrow' }],
+    ['empty name', { name: ' ' }],
+    ['name of 256', { name: 'n'.repeat(256) }],
+    ['description of 1001', { description: 'd'.repeat(1001) }],
+    ['unknown promotion type', { promotionType: 'BOGO' }],
+    ['min cart value negative', { minCartValue: [{ currency: 'USD', amount: -1 }] }],
+  ] as const) {
+    add({ name: `createPromotion: ${label}`, request: createPromotion(fields) });
+  }
+  const updatePromotion = promo('updatePromotion', 'UpdatePromotionInput', 'promotion { id }', {
+    promotionId: PROMO,
+  });
+  add({
+    name: 'updatePromotion: id not a uuid',
+    request: updatePromotion({ promotionId: 'x' }),
+    code: 'BAD_USER_INPUT',
+  });
+  add({
+    name: 'updatePromotion: percent 1000',
+    request: updatePromotion({ promotionType: 'PERCENT_DISCOUNT', percent: 1000 }),
+    code: 'BAD_USER_INPUT',
+  });
+  const addCodes = promo('addPromotionCodes', 'AddPromotionCodesInput', 'codes { code }', {
+    promotionId: PROMO,
+    codes: [{ code: 'OK' }],
+  });
+  for (const [label, fields] of [
+    ['no codes', { codes: [] }],
+    ['101 codes', { codes: Array.from({ length: 101 }, (_, i) => ({ code: `C${i}` })) }],
+    ['a code with a space', { codes: [{ code: 'A B' }] }],
+    ['uses 0', { codes: [{ code: 'A', uses: 0 }] }],
+    ['uses above a billion', { codes: [{ code: 'A', uses: 1_000_000_001 }] }],
+    ['per-shopper uses 0', { codes: [{ code: 'A', maxUsesPerShopper: 0 }] }],
+    ['promotion id not a uuid', { promotionId: '1 OR 1=1' }],
+  ] as const) {
+    add({ name: `addPromotionCodes: ${label}`, request: addCodes(fields), code: 'BAD_USER_INPUT' });
+  }
+  const createRule = promo('createRulePromotion', 'CreateRulePromotionInput', 'promotion { id }', {
+    name: 'r',
+    enabled: true,
+    discount: { level: 'CART', method: 'PERCENT', value: 10 },
+    ...window,
+  });
+  for (const [label, fields] of [
+    ['percent 150', { discount: { level: 'CART', method: 'PERCENT', value: 150 } }],
+    ['fixed 0', { discount: { level: 'CART', method: 'FIXED', value: 0 } }],
+    ['fixed fractional', { discount: { level: 'ITEM', method: 'FIXED', value: 1.5 } }],
+    ['fixed beyond 2^31', { discount: { level: 'CART', method: 'FIXED', value: 2 ** 31 } }],
+    [
+      'skus on a cart discount',
+      { discount: { level: 'CART', method: 'PERCENT', value: 1, skus: ['A'] } },
+    ],
+    ['a bad currency', { currencies: ['EURO'] }],
+    ['minimum total negative', { minCartTotal: -1 }],
+    ['priority negative', { priority: -1 }],
+    ['no required SKUs', { requiredSkus: [] }],
+  ] as const) {
+    add({
+      name: `createRulePromotion: ${label}`,
+      request: createRule(fields),
+      code: 'BAD_USER_INPUT',
+    });
+  }
+  add({
+    name: 'usages filtered on a usedOn that is no date',
+    request: gql(
+      `{ promotion(id: "${PROMO}") { usages(first: 1, filter: { usedOn: { ge: "soon" } }) { totalCount } } }`,
+    ),
+  });
+
   return cases;
 }
 

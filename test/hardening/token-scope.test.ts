@@ -60,7 +60,10 @@ type Ref =
   | 'rule'
   | 'publicHierarchy'
   | 'publicNode'
-  | 'publicProduct';
+  | 'publicProduct'
+  | 'promotion'
+  | 'rulePromotion'
+  | 'promoCode';
 
 interface Case {
   params?: Record<string, Ref>;
@@ -198,6 +201,25 @@ const TABLE: Record<string, Case[]> = {
     ]),
   ),
   '/catalog': [{ expect: ANYONE }],
+  // Promotions of both engines, their codes and usages: the store's (a shopper only applies a
+  // code to a cart).
+  ...Object.fromEntries(
+    (
+      [
+        ['/v2/promotions', 'promotion'],
+        ['/v2/rule-promotions', 'rulePromotion'],
+      ] as const
+    ).flatMap(([base, ref]): [string, Case[]][] => [
+      [base, [{ expect: STORE }]],
+      [`${base}/:promotionId`, [{ params: { promotionId: ref }, expect: STORE }]],
+      [`${base}/:promotionId/codes`, [{ params: { promotionId: ref }, expect: STORE }]],
+      [`${base}/:promotionId/usages`, [{ params: { promotionId: ref }, expect: STORE }]],
+      [
+        `${base}/:promotionId/codes/:code/usages`,
+        [{ params: { promotionId: ref, code: 'promoCode' }, expect: STORE }],
+      ],
+    ]),
+  ),
   // The catalog tree: anyone's under /catalog, the store's under a named release.
   ...Object.fromEntries(
     [
@@ -350,6 +372,33 @@ beforeAll(async () => {
       data: { type: 'inventory_location', attributes: { name: 'Main depot', slug: 'main' } },
     })
   ).id;
+  const window = { start: '2020-01-01', end: '2099-01-01', enabled: true };
+  ids.promotion = (
+    await made('POST', '/v2/promotions', admin, {
+      data: {
+        type: 'promotion',
+        name: 'Ten off',
+        promotion_type: 'percent_discount',
+        schema: { percent: 10 },
+        ...window,
+      },
+    })
+  ).id;
+  ids.rulePromotion = (
+    await made('POST', '/v2/rule-promotions', admin, {
+      data: {
+        type: 'rule_promotion',
+        name: 'Five off',
+        rule_set: { actions: [{ strategy: 'cart_discount', args: ['fixed', 500] }] },
+        ...window,
+      },
+    })
+  ).id;
+  ids.promoCode = 'STAFF';
+  for (const base of ['/v2/promotions', '/v2/rule-promotions']) {
+    const id = base === '/v2/promotions' ? ids.promotion : ids.rulePromotion;
+    await made('POST', `${base}/${id}/codes`, admin, { data: { codes: [{ code: 'STAFF' }] } });
+  }
   ids.pricebook = (
     await made('POST', BOOKS, admin, {
       data: { type: 'pricebook', attributes: { name: 'Retail' } },

@@ -192,7 +192,7 @@ describe('carts, custom items and custom discounts over HTTP', () => {
     const cart = await createCart();
     const cases: [Record<string, unknown>, string][] = [
       // cart_item is a catalog product (cart-products.test.ts); other item types are not served.
-      [{ ...ITEM, type: 'promotion_item' }, 'data.type'],
+      [{ ...ITEM, type: 'subscription_item' }, 'data.type'],
       [{ ...ITEM, quantity: 0 }, 'data.quantity'],
       [{ ...ITEM, quantity: 1.5 }, 'data.quantity'],
       [{ ...ITEM, price: { amount: 10.5, includes_tax: true } }, 'data.price.amount'],
@@ -312,12 +312,12 @@ describe('carts, custom items and custom discounts over HTTP', () => {
     expect(errorOf(nullCart).detail).toBe('data.type must be "cart", got null.');
 
     const catalog =
-      'A cart takes custom_item (name, sku, price) or cart_item (a catalog product by id or sku).';
+      'A cart takes custom_item (name, sku, price), cart_item (a catalog product by id or sku) or promotion_item (a code).';
     const cartItem = await service.call('POST', `/v2/carts/${cartId}/items`, {
-      json: { data: { ...ITEM, type: 'promotion_item' } },
+      json: { data: { ...ITEM, type: 'subscription_item' } },
     });
     expect(errorOf(cartItem).detail).toBe(
-      `data.type must be "custom_item", got "promotion_item". ${catalog}`,
+      `data.type must be "custom_item", got "subscription_item". ${catalog}`,
     );
     const noType = await service.call('POST', `/v2/carts/${cartId}/items`, {
       json: { data: { ...ITEM, type: undefined } },

@@ -27,6 +27,8 @@ export interface UpstreamRequestRecord {
 export interface StartStackOptions {
   /** Clients of the service, one store each. Default: demo / demo-secret. */
   clients?: ClientCredentials[];
+  /** The service's database file; default `:memory:`. */
+  dbPath?: string;
   /** Seed the first store with the demo data. Default false. */
   seed?: boolean;
   seedOptions?: { orders?: number };
@@ -82,7 +84,7 @@ function listen(server: Server): Promise<number> {
 export async function startStack(options: StartStackOptions = {}): Promise<Stack> {
   const clients = options.clients ?? [DEMO_CLIENT];
   const service = await createCommerceService({
-    dbPath: ':memory:',
+    dbPath: options.dbPath ?? ':memory:',
     clients,
     seed: options.seed ?? false,
     seedOptions: options.seedOptions,

@@ -89,7 +89,8 @@ export function parseCustomItem(body: unknown): CustomItemInput {
   requireType(
     data,
     'custom_item',
-    'A cart takes custom_item (name, sku, price) or cart_item (a catalog product by id or sku).',
+    'A cart takes custom_item (name, sku, price), cart_item (a catalog product by id or sku) ' +
+      'or promotion_item (a code).',
   );
   const price = requireObject(data, 'price', {
     shape: '{"amount": <minor units>, "includes_tax": bool}',

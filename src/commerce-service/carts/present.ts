@@ -4,6 +4,7 @@
  * form (money.ts).
  */
 import { type ItemTotals, type MoneyValue, money } from '../money.ts';
+import type { PromotionLine } from '../promotions/engine.ts';
 import { type CartState, type DiscountRow, discountsOn, type ItemRow } from './storage.ts';
 import { totalsOf } from './totals.ts';
 
@@ -33,6 +34,23 @@ export function presentDiscount(row: DiscountRow, currency: string) {
       ? {}
       : { relationships: { item: { data: { type: 'custom_item', id: row.item_id } } } }),
     meta: { timestamps: { created_at: row.created_at, updated_at: row.updated_at } },
+  };
+}
+
+/**
+ * A promotion's discount line, as production's cart and item `discounts` show them: the
+ * promotion's id, the code (empty for an automatic promotion), the amount (below zero) and
+ * which engine it came from.
+ */
+function presentPromotionLine(line: PromotionLine, currency: string) {
+  return {
+    id: line.promotion.promotionId,
+    code: line.promotion.code ?? '',
+    name: line.promotion.name,
+    amount: money(line.amount, currency),
+    promotion_source: line.promotion.kind === 'rule' ? 'rule-promotion' : 'promotion',
+    is_cart_discount: line.itemId === null,
+    ...(line.itemId === null ? {} : { item_id: line.itemId }),
   };
 }
 
@@ -80,6 +98,9 @@ function presentItem(state: CartState, item: ItemRow, line: ItemTotals | undefin
       },
     },
     custom_discounts: discounts.map((d) => presentDiscount(d, currency)),
+    discounts: state.promotions
+      .filter((line) => line.itemId === item.id)
+      .map((line) => presentPromotionLine(line, currency)),
   };
 }
 
@@ -100,10 +121,15 @@ export function presentCart(state: CartState) {
     currency: cart.currency,
     discount_settings: {
       custom_discounts_enabled: cart.custom_discounts_enabled === 1,
-      use_rule_promotions: false,
+      // Both promotion engines always run here (promotions/engine.ts).
+      use_rule_promotions: true,
     },
     links: { self: `/v2/carts/${cart.id}` },
     meta: cartMeta(state),
+    // Every promotion line, item and cart level, and the codes the shopper applied (whether
+    // their promotion applies now or not), so a storefront can offer to remove them.
+    discounts: state.promotions.map((line) => presentPromotionLine(line, cart.currency)),
+    promotion_codes: state.codes,
     relationships: {
       ...(cart.customer_id === null
         ? {}

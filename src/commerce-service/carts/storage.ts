@@ -6,6 +6,8 @@
 import { cachedStatement, type Db } from '../db.ts';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
+import { appliedCodes, cartPromotions } from '../promotions/cart-codes.ts';
+import { type PromotionLine, promotionLines } from '../promotions/engine.ts';
 
 export interface CartRow {
   id: string;
@@ -56,6 +58,10 @@ export interface CartState {
   cart: CartRow;
   items: ItemRow[];
   discounts: DiscountRow[];
+  /** The promotion codes applied to the cart (promotions/cart-codes.ts), live or not. */
+  codes: string[];
+  /** What its promotions take off, line by line (promotions/engine.ts), as read. */
+  promotions: PromotionLine[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -74,7 +80,19 @@ export function loadCart(db: Db, storeId: string, cartId: string): CartState {
   const discounts = db
     .prepare('SELECT * FROM cart_custom_discounts WHERE cart_id = ? ORDER BY created_at, id')
     .all(cart.id) as DiscountRow[];
-  return { cart, items, discounts };
+  // Promotions are live by the wall clock, as in production: a cart read after a promotion
+  // ends loses its discount.
+  const candidates = cartPromotions(db, storeId, cart.id, new Date().toISOString());
+  const engineItems = items.map((item) => ({
+    id: item.id,
+    sku: item.sku,
+    quantity: item.quantity,
+    unitAmount: item.unit_amount,
+    customDiscount: discounts.reduce((sum, d) => sum + (d.item_id === item.id ? d.amount : 0), 0),
+  }));
+  const promotions =
+    candidates.length === 0 ? [] : promotionLines(candidates, engineItems, cart.currency);
+  return { cart, items, discounts, codes: appliedCodes(db, cart.id), promotions };
 }
 
 /**

@@ -13,8 +13,15 @@ import {
 } from '../money.ts';
 import { type CartState, discountsOn } from './storage.ts';
 
+/**
+ * The totals with every discount: custom discounts and the promotions' lines (their order and
+ * bases: promotions/engine.ts), each line and the cart kept at or above zero.
+ */
 export function totalsOf(state: CartState): CartTotals {
-  const amounts = (itemId: string | null) => discountsOn(state, itemId).map((d) => d.amount);
+  const amounts = (itemId: string | null) => [
+    ...state.promotions.filter((line) => line.itemId === itemId).map((line) => line.amount),
+    ...discountsOn(state, itemId).map((d) => d.amount),
+  ];
   return computeCartTotals(
     state.items.map((item) => ({
       unitAmount: item.unit_amount,

@@ -22,6 +22,7 @@ import { judgeCartTotals } from '../carts/totals.ts';
 import type { ServiceContext } from '../context.ts';
 import { newId } from '../ids.ts';
 import { checkStock } from '../inventory/stock.ts';
+import { applyCode, judgeCode, promotionItemCode, removeCode } from '../promotions/cart-codes.ts';
 import type { CartParams } from './carts.ts';
 import { resolvedRelease } from './shopper-catalog.ts';
 
@@ -61,6 +62,14 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
     );
 
     app.post<{ Params: CartParams }>('/carts/:cartId/items', async (request, reply) => {
+      const code = promotionItemCode(request.body);
+      if (code !== undefined) {
+        const result = writeItems(request.store.id, request.params.cartId, (state, now) => {
+          applyCode(db, request.store.id, state.cart, code, now());
+        });
+        reply.code(201);
+        return result;
+      }
       const productData = cartItemData(request.body);
       if (productData !== undefined) {
         const input = parseProductItem(productData);
@@ -154,6 +163,17 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
         setItemQuantity(db, item.id, quantity, stamp);
       });
     });
+
+    // Production's removal of a promotion code (the official SDK's RemovePromotion).
+    app.delete<{ Params: CartParams & { code: string } }>(
+      '/carts/:cartId/discounts/:code',
+      async (request) => {
+        const code = judgeCode(request.params.code, 'code');
+        return writeItems(request.store.id, request.params.cartId, (state) => {
+          removeCode(db, state.cart.id, code);
+        });
+      },
+    );
 
     app.delete<{ Params: ItemParams }>('/carts/:cartId/items/:itemId', async (request) =>
       writeItems(request.store.id, request.params.cartId, (state) => {

@@ -13,6 +13,7 @@ import { cachedStatement, type Db } from '../db.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { recheckOrderStock } from '../inventory/stock.ts';
+import { consumeCodes } from '../promotions/cart-codes.ts';
 import type { CartParams } from './carts.ts';
 import { JSON_CONTENT_TYPE, storeCheckedOutOrder } from './orders.ts';
 
@@ -131,7 +132,11 @@ export function checkoutRoutes(ctx: ServiceContext): FastifyPluginAsync {
               : [{ productId: item.product_id, quantity: item.quantity }],
           ),
         );
-        const orderId = insertOrder(db, state, customer, input, ctx.timestamp());
+        const now = ctx.timestamp();
+        const orderId = insertOrder(db, state, customer, input, now);
+        // The codes that took something off use a use each, or the whole checkout is refused.
+        const shopper = { customerId: customer.id, email: customer.email };
+        consumeCodes(db, request.store.id, state.promotions, orderId, shopper, now);
         // Rendered once, now that the order and its items are written; reads serve the text.
         return storeCheckedOutOrder(db, orderId);
       })();
