@@ -29,9 +29,9 @@
  *   which must still be served past it); `entity`: a Federation entity keyed by the ids.
  * - `readableBy`: the token kinds the upstream lets read it (documentation; the upstream decides).
  *
- * Two descriptions are refused when the schema is built, until the upstream layer serves them:
- * an `offset` list (the planner always sorts, pins a walk on created_at and pages by keyset
- * past 10,000) and a path outside `/v2` (the client addresses `/v2` only).
+ * One description is refused when the schema is built, until the upstream layer serves it: an
+ * `offset` list (the planner always sorts, pins a walk on created_at and pages by keyset past
+ * 10,000). Paths may be below `/v2`, `/pcm`, `/catalog` or `/catalogs`.
  *
  * The build makes the object type as a Relay node (global id, `node`/`nodes` through the batch
  * loader), its connection (`totalCount`, `pageInfo`, `first`/`last` up to PAGING_MAX_FIRST
@@ -42,6 +42,7 @@
  */
 import type { FieldMap, ObjectRef } from '@pothos/core';
 import { expectResource, type JsonObject } from '../upstream/client.ts';
+import { UPSTREAM_ROOTS } from '../upstream/index.ts';
 import type { Connection } from '../upstream/paging.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { type BuilderTypes, builder } from './builder.ts';
@@ -140,7 +141,7 @@ export interface Resource<S extends Listed, P extends string = never> {
   read(row: JsonObject, params?: Record<P, string>): S;
   /** One row by upstream id (judged), batched; null when the store has none. */
   load(context: GatewayContext, id: string, params?: Record<P, string>): Promise<S | null>;
-  /** The collection's path segments below /v2 (a sub-collection's of one parent). */
+  /** The collection's path segments for the client (a sub-collection's of one parent). */
   segments(params?: Record<P, string>): readonly string[];
   /** The list for the planner (a sub-collection's of one parent). */
   listSpec(params?: Record<P, string>, connection?: string): ListSpec<S>;
@@ -158,20 +159,23 @@ const NO_PARAMS: PathParams = Object.freeze({});
 
 type Segment = string | { param: string };
 
-/** `/v2/a/{b}/c` as the segments below /v2 the upstream client takes. */
+/**
+ * `/v2/a/{b}/c` as the segments the upstream client takes: below /v2 as they are, below another
+ * root (`/pcm/products`) with the root as the first segment (src/upstream/route-template.ts).
+ */
 function parsePath(path: string, name: string): Segment[] {
-  if (!path.startsWith('/v2/')) {
-    // The client (src/upstream/client.ts, buildPath) addresses /v2 only; /pcm, /catalog and
-    // /catalogs need it to take the root as well.
-    throw new Error(`resource ${name}: ${path} is not below /v2, the upstream client's root`);
+  const root = UPSTREAM_ROOTS.find((one) => path.startsWith(`${one}/`));
+  if (root === undefined) {
+    throw new Error(`resource ${name}: ${path} is below none of ${UPSTREAM_ROOTS.join(', ')}`);
   }
-  return path
-    .slice(4)
+  const below = path
+    .slice(root.length + 1)
     .split('/')
-    .map((part) => {
+    .map((part): Segment => {
       const param = /^\{(\w+)\}$/.exec(part)?.[1];
       return param === undefined ? part : { param };
     });
+  return root === '/v2' ? below : [root, ...below];
 }
 
 function segmentsOf(template: readonly Segment[], params: PathParams): string[] {

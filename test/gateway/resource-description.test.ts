@@ -346,9 +346,18 @@ describe('descriptions the upstream layer cannot serve yet', () => {
       }),
     ).toThrow("resource OffsetThing: offset-only lists need the planner's offset mode");
   });
-  it('refuses a path outside /v2 until the client addresses one', () => {
-    expect(() => defineResource({ ...base, name: 'PcmThing', path: '/pcm/things' })).toThrow(
-      "resource PcmThing: /pcm/things is not below /v2, the upstream client's root",
+  it('refuses a path below none of the roots the client addresses', () => {
+    expect(() => defineResource({ ...base, name: 'V3Thing', path: '/v3/things' })).toThrow(
+      'resource V3Thing: /v3/things is below none of /v2, /pcm, /catalog, /catalogs',
     );
+  });
+  it('takes a path below /pcm, giving its root as the first segment', () => {
+    const things = defineResource({
+      ...base,
+      name: 'PcmThing',
+      path: '/pcm/things/{thingId}/parts',
+      params: { thingId: 'The thing.' },
+    });
+    expect(things.segments({ thingId: 'x' })).toEqual(['/pcm', 'things', 'x', 'parts']);
   });
 });
