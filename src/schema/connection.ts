@@ -13,8 +13,10 @@ import {
   type FilterClause,
   type FilterOp,
   paginate,
+  renderClause,
   type SortKey,
 } from '../upstream/paging.ts';
+import { paginateByOffset } from '../upstream/paging-offset.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { type BuilderTypes, builder } from './builder.ts';
 import { normalizeFilterId } from './rows.ts';
@@ -364,8 +366,13 @@ export interface Listed {
 export interface ListSpec<T extends Listed> {
   /** Identity bound into cursors, e.g. 'orders' or `entries:${customApiId}`. */
   connection: string;
-  /** Path of the v2 list below /v2. */
+  /** Path of the list (below /v2, or naming its root: src/upstream/route-template.ts). */
   segments: readonly string[];
+  /**
+   * Set for an offset-only list (no sort, no range filters: the catalog's): paged by
+   * `page[offset]` alone (src/upstream/paging-offset.ts), served past 10,000 when `soft`.
+   */
+  offsetOnly?: 'soft' | 'hard';
   /** Checks and converts one upstream row. */
   toNode: (row: JsonObject) => T;
   /** How the list's filter input becomes clauses; default the standard id/createdAt/updatedAt. */
@@ -382,6 +389,7 @@ export function resolveList<T extends Listed>(
   spec: ListSpec<T>,
   renderedFilters: readonly string[] = [],
 ): Promise<Connection<T>> {
+  if (spec.offsetOnly !== undefined) return resolveOffsetList(context, args, spec, spec.offsetOnly);
   let rendered = renderedFilters;
   let filters: FilterClause[];
   if (spec.plan === undefined || spec.plan === STANDARD_PLAN) {
@@ -411,6 +419,37 @@ export function resolveList<T extends Listed>(
         'page[limit]': String(query.limit),
         'page[offset]': String(query.offset),
         sort: query.sort,
+        filter: query.filter,
+      });
+      const list = expectList(response);
+      return { data: list.data.map(spec.toNode), total: list.total };
+    },
+  });
+}
+
+/** An offset-only list through the planner's offset mode: its filters are eq/in clauses. */
+function resolveOffsetList<T extends Listed>(
+  context: GatewayContext,
+  args: ListArgs,
+  spec: ListSpec<T>,
+  offsetLimit: 'soft' | 'hard',
+): Promise<Connection<T>> {
+  const clauses: string[] = [];
+  // Clauses on id (in(id,…)) come back typed for the planner; it renders them as it judges them.
+  for (const clause of toFilterClauses(args.filter, spec.plan, clauses)) {
+    clauses.push(renderClause(clause));
+  }
+  return paginateByOffset<T>({
+    connection: spec.connection,
+    args: { first: args.first, after: args.after, last: args.last, before: args.before },
+    clauses,
+    offsetLimit,
+    budget: context.budget,
+    limits: context.paging,
+    fetchPage: async (query) => {
+      const response = await context.get(spec.segments, {
+        'page[limit]': String(query.limit),
+        'page[offset]': String(query.offset),
         filter: query.filter,
       });
       const list = expectList(response);

@@ -29,9 +29,8 @@
  *   which must still be served past it); `entity`: a Federation entity keyed by the ids.
  * - `readableBy`: the token kinds the upstream lets read it (documentation; the upstream decides).
  *
- * One description is refused when the schema is built, until the upstream layer serves it: an
- * `offset` list (the planner always sorts, pins a walk on created_at and pages by keyset past
- * 10,000). Paths may be below `/v2`, `/pcm`, `/catalog` or `/catalogs`.
+ * Paths may be below `/v2`, `/pcm`, `/catalog` or `/catalogs`. An `offset` list is paged by the
+ * planner's offset mode (src/upstream/paging-offset.ts) and its connection has no `pinnedAt`.
  *
  * The build makes the object type as a Relay node (global id, `node`/`nodes` through the batch
  * loader), its connection (`totalCount`, `pageInfo`, `first`/`last` up to PAGING_MAX_FIRST
@@ -239,12 +238,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
     throw new Error(`resource ${name}: lookupBy 'item' needs the item path`);
   }
   const list = description.list;
-  if (list?.paging === 'offset') {
-    // The planner (src/upstream/paging.ts) always sends a sort and pins a walk with
-    // le(created_at,…), and past 10,000 it pages by keyset: an offset-only list needs its offset
-    // mode first (README, "Paging through any list").
-    throw new Error(`resource ${name}: offset-only lists need the planner's offset mode`);
-  }
+  const offsetOnly = list?.paging === 'offset' ? list.offsetLimit : undefined;
   const listDefinition = defineList(name, plural, list ?? { paging: 'keyset' });
   const fixedSegments = paramNames.length === 0 ? segmentsOf(collection, NO_PARAMS) : undefined;
   const toNode = (row: JsonObject) => readRow(row, NO_PARAMS);
@@ -255,7 +249,8 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
       type: ref,
       name: `${name}Connection`,
       description: `A page of ${plural}.`,
-      fields: (t) => ({ pinnedAt: pinnedAtField(t) }),
+      // An offset walk pins nothing (src/upstream/paging-offset.ts).
+      fields: (t): FieldMap => (offsetOnly === undefined ? { pinnedAt: pinnedAtField(t) } : {}),
     },
     { name: `${name}Edge`, description: `One of the ${plural} with its cursor.` },
   );
@@ -285,7 +280,13 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
   const listSpec = (params?: PathParams, connection?: string): ListSpec<S> => {
     const identity = connection ?? list?.connection ?? plural;
     if (params === undefined || paramNames.length === 0) {
-      return { connection: identity, segments: pathOf(params), toNode, plan: listDefinition.plan };
+      return {
+        connection: identity,
+        segments: pathOf(params),
+        toNode,
+        plan: listDefinition.plan,
+        offsetOnly,
+      };
     }
     let suffix = '';
     for (const param of paramNames) suffix += `:${params[param]}`;
@@ -294,6 +295,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
       segments: pathOf(params),
       toNode: (row) => readRow(row, params),
       plan: listDefinition.plan,
+      offsetOnly,
     };
   };
   // A list without parent ids is the same for every request: its spec is made once.
@@ -411,6 +413,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
         segments: segmentsOf(atPath as Segment[], atParams),
         toNode,
         plan: listDefinition.plan,
+        offsetOnly,
       };
     };
     const atPath = at === undefined ? undefined : parsePath(at.path, name);
