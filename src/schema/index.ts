@@ -17,6 +17,7 @@ import { Files } from './file.ts';
 import { Orders } from './order.ts';
 import { resourceEntities } from './resource.ts';
 import './customer.ts';
+import './pcm/index.ts';
 
 export const schema = federate(
   builder.toSchema(),
