@@ -3,3 +3,8 @@
  * importing this registers its types, connections and mutations on the builder.
  */
 import './products.ts';
+import './prices.ts';
+import './catalogs.ts';
+import './stock.ts';
+import './pcm-mutations.ts';
+import './catalog-mutations.ts';

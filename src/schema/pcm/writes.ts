@@ -28,9 +28,13 @@ export interface AttributeInput {
   judge: (value: never, field: string) => unknown;
 }
 
-/** What a write answered, read by the payload's field. */
+/**
+ * What a write answered, read by the payload's field; or how to read the written record when
+ * the answer is not it (a stock movement answers the movement): read there, below the root, so
+ * a failed read is WRITE_COMMITTED.
+ */
 export interface Written {
-  row: JsonObject;
+  row: JsonObject | ((context: GatewayContext) => Promise<JsonObject>);
   params: Record<string, string>;
 }
 
@@ -52,7 +56,10 @@ export function payloadOf<S extends Listed>(
         type: resource.ref,
         nullable: true,
         description,
-        resolve: (written) => resource.read(written.row, written.params as never) as never,
+        resolve: (async (written: Written, _args: unknown, context: GatewayContext) => {
+          const row = typeof written.row === 'function' ? await written.row(context) : written.row;
+          return resource.read(row, written.params as never);
+        }) as never,
       }),
     }),
   });
