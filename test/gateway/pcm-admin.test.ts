@@ -106,6 +106,24 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
     expect(bySku.pcmProducts.edges).toEqual([{ node: { upstreamId: made['MUG-2'] } }]);
   });
 
+  it('finds products by SKU in one batched call', async () => {
+    const before = stack.upstreamRequests.length;
+    const found = await ok(
+      '{ a: pcmProductBySku(sku: "MUG-1") { upstreamId } b: pcmProductBySku(sku: "MUG-2") { upstreamId } c: pcmProductBySku(sku: "NONE") { upstreamId } }',
+    );
+    expect(found).toEqual({
+      a: { upstreamId: made['MUG-1'] },
+      b: { upstreamId: made['MUG-2'] },
+      c: null,
+    });
+    const calls = stack.upstreamRequests.slice(before).filter((r) => r.url.startsWith('/pcm/'));
+    expect(calls.map((r) => decodeURIComponent(r.url))).toEqual([
+      '/pcm/products?page[limit]=3&page[offset]=0&filter=in(sku,MUG-1,MUG-2,NONE)',
+    ]);
+    const bad = await stack.graphql('{ pcmProductBySku(sku: "a,b") { upstreamId } }');
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'sku' });
+  });
+
   it('prices SKUs in USD and EUR with a sale, and reads them back', async () => {
     const book = await ok(
       `mutation { createPriceBook(input: { name: "Retail" }) { priceBook { upstreamId name } } }`,

@@ -12,6 +12,7 @@ import { isJsonObject, type JsonObject } from '../../upstream/client.ts';
 import { builder } from '../builder.ts';
 import type { FilterDescription } from '../connection.ts';
 import { defineResource, field } from '../resource.ts';
+import { judgeSku } from './judges.ts';
 
 const eqIn = (attr: string, description: string): FilterDescription => ({
   attr,
@@ -197,3 +198,20 @@ builder.objectFields(PcmNodes.ref, (t) => ({
     at: { path: '/pcm/hierarchies/{hierarchyId}/nodes/{nodeId}/products', params: nodePath },
   }),
 }));
+
+builder.queryField('pcmProductBySku', (t) =>
+  t.field({
+    type: PcmProducts.ref,
+    nullable: true,
+    description:
+      'One product by SKU; null when none has it. Lookups of one operation are batched into ' +
+      'one `filter=in(sku,…)` call per 100 SKUs.',
+    args: { sku: t.arg.string({ required: true, description: 'The SKU.' }) },
+    resolve: async (_root, args, context) => {
+      const row = await context
+        .byAttributeLoader(['/pcm', 'products'], 'sku')
+        .load(judgeSku(args.sku, 'sku'));
+      return row === null ? null : PcmProducts.read(row);
+    },
+  }),
+);
