@@ -101,6 +101,9 @@ describe('a node of 20,500 products through the gateway', () => {
       `query($after: String) { pcmProducts(first: 1, after: $after) { totalCount } }`,
       { after: start },
     );
-    expect(other.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+    expect(other.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'after',
+    });
   }, 60_000);
 });
