@@ -16,9 +16,9 @@ import {
   renderClause,
   type SortKey,
 } from '../upstream/paging.ts';
-import { paginateByOffset } from '../upstream/paging-offset.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { type BuilderTypes, builder } from './builder.ts';
+import { resolveOffsetList } from './offset-list.ts';
 import { normalizeFilterId } from './rows.ts';
 import { renderFilterValue } from './typed/field-values.ts';
 
@@ -389,7 +389,14 @@ export function resolveList<T extends Listed>(
   spec: ListSpec<T>,
   renderedFilters: readonly string[] = [],
 ): Promise<Connection<T>> {
-  if (spec.offsetOnly !== undefined) return resolveOffsetList(context, args, spec, spec.offsetOnly);
+  if (spec.offsetOnly !== undefined) {
+    // Offset lists filter with eq/in only; clauses on id come back typed for the planner's judge.
+    const clauses: string[] = [];
+    for (const clause of toFilterClauses(args.filter, spec.plan, clauses)) {
+      clauses.push(renderClause(clause));
+    }
+    return resolveOffsetList(context, args, spec, clauses, spec.offsetOnly);
+  }
   let rendered = renderedFilters;
   let filters: FilterClause[];
   if (spec.plan === undefined || spec.plan === STANDARD_PLAN) {
@@ -419,37 +426,6 @@ export function resolveList<T extends Listed>(
         'page[limit]': String(query.limit),
         'page[offset]': String(query.offset),
         sort: query.sort,
-        filter: query.filter,
-      });
-      const list = expectList(response);
-      return { data: list.data.map(spec.toNode), total: list.total };
-    },
-  });
-}
-
-/** An offset-only list through the planner's offset mode: its filters are eq/in clauses. */
-function resolveOffsetList<T extends Listed>(
-  context: GatewayContext,
-  args: ListArgs,
-  spec: ListSpec<T>,
-  offsetLimit: 'soft' | 'hard',
-): Promise<Connection<T>> {
-  const clauses: string[] = [];
-  // Clauses on id (in(id,…)) come back typed for the planner; it renders them as it judges them.
-  for (const clause of toFilterClauses(args.filter, spec.plan, clauses)) {
-    clauses.push(renderClause(clause));
-  }
-  return paginateByOffset<T>({
-    connection: spec.connection,
-    args: { first: args.first, after: args.after, last: args.last, before: args.before },
-    clauses,
-    offsetLimit,
-    budget: context.budget,
-    limits: context.paging,
-    fetchPage: async (query) => {
-      const response = await context.get(spec.segments, {
-        'page[limit]': String(query.limit),
-        'page[offset]': String(query.offset),
         filter: query.filter,
       });
       const list = expectList(response);

@@ -41,7 +41,6 @@
  */
 import type { FieldMap, ObjectRef } from '@pothos/core';
 import { expectResource, type JsonObject } from '../upstream/client.ts';
-import { UPSTREAM_ROOTS } from '../upstream/index.ts';
 import type { Connection } from '../upstream/paging.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { type BuilderTypes, builder } from './builder.ts';
@@ -66,6 +65,7 @@ import {
   type ShapeOf,
   snakeCase,
 } from './resource-fields.ts';
+import { parsePath, type Segment, segmentsOf } from './resource-paths.ts';
 import { judgeUuid } from './rows.ts';
 
 export { field } from './resource-fields.ts';
@@ -156,31 +156,6 @@ export interface Resource<S extends Listed, P extends string = never> {
 
 const NO_PARAMS: PathParams = Object.freeze({});
 
-type Segment = string | { param: string };
-
-/**
- * `/v2/a/{b}/c` as the segments the upstream client takes: below /v2 as they are, below another
- * root (`/pcm/products`) with the root as the first segment (src/upstream/route-template.ts).
- */
-function parsePath(path: string, name: string): Segment[] {
-  const root = UPSTREAM_ROOTS.find((one) => path.startsWith(`${one}/`));
-  if (root === undefined) {
-    throw new Error(`resource ${name}: ${path} is below none of ${UPSTREAM_ROOTS.join(', ')}`);
-  }
-  const below = path
-    .slice(root.length + 1)
-    .split('/')
-    .map((part): Segment => {
-      const param = /^\{(\w+)\}$/.exec(part)?.[1];
-      return param === undefined ? part : { param };
-    });
-  return root === '/v2' ? below : [root, ...below];
-}
-
-function segmentsOf(template: readonly Segment[], params: PathParams): string[] {
-  return template.map((part) => (typeof part === 'string' ? part : (params[part.param] as string)));
-}
-
 const TIMESTAMP_PATHS = {
   'meta.timestamps': {
     createdAt: 'meta.timestamps.created_at',
@@ -249,7 +224,6 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
       type: ref,
       name: `${name}Connection`,
       description: `A page of ${plural}.`,
-      // An offset walk pins nothing (src/upstream/paging-offset.ts).
       fields: (t): FieldMap => (offsetOnly === undefined ? { pinnedAt: pinnedAtField(t) } : {}),
     },
     { name: `${name}Edge`, description: `One of the ${plural} with its cursor.` },
