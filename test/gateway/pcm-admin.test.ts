@@ -229,6 +229,27 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
   });
 });
 
+describe('a storefront (implicit) token', () => {
+  it('may neither read nor write the merchandiser’s catalog: FORBIDDEN, from the upstream', async () => {
+    const token = await stack.implicitToken();
+    const read = await stack.graphql(
+      '{ pcmProducts { totalCount } priceBooks { totalCount } }',
+      undefined,
+      { token },
+    );
+    expect(read.status).toBe(200);
+    // A failed non-null root field settles the answer: the first refusal is the one reported.
+    expect(read.body.data).toBeNull();
+    expect(read.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const write = await stack.graphql(
+      'mutation { createPcmHierarchy(input: { name: "x" }) { hierarchy { upstreamId } } }',
+      undefined,
+      { token },
+    );
+    expect(write.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+});
+
 describe('the merchandiser’s input is judged before any upstream call', () => {
   const UUID = '11111111-1111-4111-8111-111111111111';
   const cases: [string, string, Record<string, unknown>, string][] = [
