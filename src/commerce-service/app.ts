@@ -49,7 +49,8 @@ export interface CommerceServiceOptions {
   clients: ClientCredentials[];
   /** Seed the demo store when it has never been seeded and holds no Custom APIs. */
   seed: boolean;
-  seedOptions?: { orders?: number };
+  /** How much the seed makes: orders, catalog products, the bench's bulk node. */
+  seedOptions?: { orders?: number; products?: number; bulkNodeProducts?: number };
   /**
    * `true`: fastify's request log (pino, info level). Default: only unexpected errors (the
    * 500s) are logged, with their stack, so a bug never goes unseen.

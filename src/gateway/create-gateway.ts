@@ -91,7 +91,8 @@ export interface GatewayOptionsBase {
   /**
    * Caller headers forwarded upstream besides Authorization (lowercase names), with the bearer
    * token's guarantees. Default: X-Moltin-Customer-Token, EP-Account-Management-Authentication-
-   * Token and X-Moltin-Currency (src/upstream/forwarded-headers.ts).
+   * Token, X-Moltin-Currency, EP-Channel, EP-Context-Tag and Accept-Language
+   * (src/upstream/forwarded-headers.ts).
    */
   forwardHeaders?: readonly string[];
   /** The attempt function, for resilience to wrap; default: one plain HTTP attempt. */

@@ -13,10 +13,12 @@ import {
   type FilterClause,
   type FilterOp,
   paginate,
+  renderClause,
   type SortKey,
 } from '../upstream/paging.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { type BuilderTypes, builder } from './builder.ts';
+import { resolveOffsetList } from './offset-list.ts';
 import { normalizeFilterId } from './rows.ts';
 import { renderFilterValue } from './typed/field-values.ts';
 
@@ -364,8 +366,13 @@ export interface Listed {
 export interface ListSpec<T extends Listed> {
   /** Identity bound into cursors, e.g. 'orders' or `entries:${customApiId}`. */
   connection: string;
-  /** Path of the v2 list below /v2. */
+  /** Path of the list (below /v2, or naming its root: src/upstream/route-template.ts). */
   segments: readonly string[];
+  /**
+   * Set for an offset-only list (no sort, no range filters: the catalog's): paged by
+   * `page[offset]` alone (src/upstream/paging-offset.ts), served past 10,000 when `soft`.
+   */
+  offsetOnly?: 'soft' | 'hard';
   /** Checks and converts one upstream row. */
   toNode: (row: JsonObject) => T;
   /** How the list's filter input becomes clauses; default the standard id/createdAt/updatedAt. */
@@ -382,6 +389,14 @@ export function resolveList<T extends Listed>(
   spec: ListSpec<T>,
   renderedFilters: readonly string[] = [],
 ): Promise<Connection<T>> {
+  if (spec.offsetOnly !== undefined) {
+    // Offset lists filter with eq/in only; clauses on id come back typed for the planner's judge.
+    const clauses: string[] = [];
+    for (const clause of toFilterClauses(args.filter, spec.plan, clauses)) {
+      clauses.push(renderClause(clause));
+    }
+    return resolveOffsetList(context, args, spec, clauses, spec.offsetOnly);
+  }
   let rendered = renderedFilters;
   let filters: FilterClause[];
   if (spec.plan === undefined || spec.plan === STANDARD_PLAN) {

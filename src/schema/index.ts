@@ -20,6 +20,7 @@ import { Orders } from './order.ts';
 import { RulePromotions, StandardPromotions } from './promotion.ts';
 import { resourceEntities } from './resource.ts';
 import './customer.ts';
+import './pcm/index.ts';
 
 export const schema = federate(
   builder.toSchema(),

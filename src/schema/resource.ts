@@ -29,9 +29,8 @@
  *   which must still be served past it); `entity`: a Federation entity keyed by the ids.
  * - `readableBy`: the token kinds the upstream lets read it (documentation; the upstream decides).
  *
- * Two descriptions are refused when the schema is built, until the upstream layer serves them:
- * an `offset` list (the planner always sorts, pins a walk on created_at and pages by keyset
- * past 10,000) and a path outside `/v2` (the client addresses `/v2` only).
+ * Paths may be below `/v2`, `/pcm`, `/catalog` or `/catalogs`. An `offset` list is paged by the
+ * planner's offset mode (src/upstream/paging-offset.ts) and its connection has no `pinnedAt`.
  *
  * The build makes the object type as a Relay node (global id, `node`/`nodes` through the batch
  * loader), its connection (`totalCount`, `pageInfo`, `first`/`last` up to PAGING_MAX_FIRST
@@ -66,6 +65,7 @@ import {
   type ShapeOf,
   snakeCase,
 } from './resource-fields.ts';
+import { parsePath, type Segment, segmentsOf } from './resource-paths.ts';
 import { judgeUuid } from './rows.ts';
 
 export { field } from './resource-fields.ts';
@@ -140,7 +140,7 @@ export interface Resource<S extends Listed, P extends string = never> {
   read(row: JsonObject, params?: Record<P, string>): S;
   /** One row by upstream id (judged), batched; null when the store has none. */
   load(context: GatewayContext, id: string, params?: Record<P, string>): Promise<S | null>;
-  /** The collection's path segments below /v2 (a sub-collection's of one parent). */
+  /** The collection's path segments for the client (a sub-collection's of one parent). */
   segments(params?: Record<P, string>): readonly string[];
   /** The list for the planner (a sub-collection's of one parent). */
   listSpec(params?: Record<P, string>, connection?: string): ListSpec<S>;
@@ -155,28 +155,6 @@ export interface Resource<S extends Listed, P extends string = never> {
 }
 
 const NO_PARAMS: PathParams = Object.freeze({});
-
-type Segment = string | { param: string };
-
-/** `/v2/a/{b}/c` as the segments below /v2 the upstream client takes. */
-function parsePath(path: string, name: string): Segment[] {
-  if (!path.startsWith('/v2/')) {
-    // The client (src/upstream/client.ts, buildPath) addresses /v2 only; /pcm, /catalog and
-    // /catalogs need it to take the root as well.
-    throw new Error(`resource ${name}: ${path} is not below /v2, the upstream client's root`);
-  }
-  return path
-    .slice(4)
-    .split('/')
-    .map((part) => {
-      const param = /^\{(\w+)\}$/.exec(part)?.[1];
-      return param === undefined ? part : { param };
-    });
-}
-
-function segmentsOf(template: readonly Segment[], params: PathParams): string[] {
-  return template.map((part) => (typeof part === 'string' ? part : (params[part.param] as string)));
-}
 
 const TIMESTAMP_PATHS = {
   'meta.timestamps': {
@@ -235,12 +213,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
     throw new Error(`resource ${name}: lookupBy 'item' needs the item path`);
   }
   const list = description.list;
-  if (list?.paging === 'offset') {
-    // The planner (src/upstream/paging.ts) always sends a sort and pins a walk with
-    // le(created_at,…), and past 10,000 it pages by keyset: an offset-only list needs its offset
-    // mode first (README, "Paging through any list").
-    throw new Error(`resource ${name}: offset-only lists need the planner's offset mode`);
-  }
+  const offsetOnly = list?.paging === 'offset' ? list.offsetLimit : undefined;
   const listDefinition = defineList(name, plural, list ?? { paging: 'keyset' });
   const fixedSegments = paramNames.length === 0 ? segmentsOf(collection, NO_PARAMS) : undefined;
   const toNode = (row: JsonObject) => readRow(row, NO_PARAMS);
@@ -251,7 +224,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
       type: ref,
       name: `${name}Connection`,
       description: `A page of ${plural}.`,
-      fields: (t) => ({ pinnedAt: pinnedAtField(t) }),
+      fields: (t): FieldMap => (offsetOnly === undefined ? { pinnedAt: pinnedAtField(t) } : {}),
     },
     { name: `${name}Edge`, description: `One of the ${plural} with its cursor.` },
   );
@@ -281,7 +254,13 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
   const listSpec = (params?: PathParams, connection?: string): ListSpec<S> => {
     const identity = connection ?? list?.connection ?? plural;
     if (params === undefined || paramNames.length === 0) {
-      return { connection: identity, segments: pathOf(params), toNode, plan: listDefinition.plan };
+      return {
+        connection: identity,
+        segments: pathOf(params),
+        toNode,
+        plan: listDefinition.plan,
+        offsetOnly,
+      };
     }
     let suffix = '';
     for (const param of paramNames) suffix += `:${params[param]}`;
@@ -290,6 +269,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
       segments: pathOf(params),
       toNode: (row) => readRow(row, params),
       plan: listDefinition.plan,
+      offsetOnly,
     };
   };
   // A list without parent ids is the same for every request: its spec is made once.
@@ -407,6 +387,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
         segments: segmentsOf(atPath as Segment[], atParams),
         toNode,
         plan: listDefinition.plan,
+        offsetOnly,
       };
     };
     const atPath = at === undefined ? undefined : parsePath(at.path, name);

@@ -1,5 +1,5 @@
 /**
- * The v2 REST client: `sendUpstreamAttempt` performs exactly one HTTP attempt on the shared
+ * The commerce REST client (v2, and the /pcm, /catalog and /catalogs roots): `sendUpstreamAttempt` performs exactly one HTTP attempt on the shared
  * transport (./transport.ts) and maps the answer to a typed error (./answers.ts), so resilience
  * (retries, breaker: ./resilience.ts) can wrap it; the per-request client (`createUpstreamClient`)
  * binds the caller's Authorization header, the request id, the call budget, the operation's
@@ -17,7 +17,7 @@ import type { CallBudget } from './budget.ts';
 import type { CallLane } from './call-slots.ts';
 import { BadUserInputError } from './errors.ts';
 import type { UpstreamAttempt } from './observer.ts';
-import { routeTemplate } from './route-template.ts';
+import { budgetKey, routeTemplate, splitRoot } from './route-template.ts';
 import {
   exchange,
   type RawAnswer,
@@ -28,7 +28,10 @@ import {
 /** One call to the v2 API, described without any caller secret. */
 export interface UpstreamRequest {
   method: UpstreamMethod;
-  /** Path segments below `/v2`, raw; each is percent-encoded here. */
+  /**
+   * Path segments, raw; each is percent-encoded here. Below `/v2` unless the first one names
+   * another root (`['/pcm', 'products']`, `['/catalog', 'nodes']`: route-template.ts).
+   */
   segments: readonly string[];
   /** Query parameters, e.g. `page[limit]`; encoded here. */
   query?: Readonly<Record<string, string | undefined>>;
@@ -78,14 +81,18 @@ export type SendAttempt = (
   context: AttemptContext,
 ) => Promise<UpstreamResponse>;
 
-/** Builds `/v2/a/b?x=y` from raw segments, refusing segments that could change the path. */
+/**
+ * Builds `/v2/a/b?x=y` (or `/pcm/a`, `/catalog/a`, `/catalogs/a` when the first segment names
+ * that root) from raw segments, refusing segments that could change the path.
+ */
 export function buildPath(
   basePath: string,
   segments: readonly string[],
   query?: Readonly<Record<string, string | undefined>>,
 ): string {
-  let path = `${basePath}/v2`;
-  for (const segment of segments) {
+  const { root, below } = splitRoot(segments);
+  let path = `${basePath}${root}`;
+  for (const segment of below) {
     // encodeURIComponent leaves '.' alone, so '.' and '..' would still walk up the tree.
     if (segment === '' || segment === '.' || segment === '..') {
       throw new BadUserInputError(`"${segment}" is not a valid path segment`);
@@ -213,7 +220,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   };
   return {
     request(request) {
-      options.budget.consume(`${request.method} /v2/${request.segments[0] ?? ''}`);
+      options.budget.consume(budgetKey(request.method, request.segments));
       return send(options.transport, request, context);
     },
   };

@@ -206,15 +206,8 @@ export function encodeCursor(identity: CursorIdentity, state: CursorState): stri
   );
 }
 
-/**
- * Decodes and validates a cursor for the given connection, sort and filters. Every failure is a
- * BadUserInputError naming the argument (`after` or `before`); nothing is fetched before this.
- */
-export function decodeCursor(
-  raw: string,
-  identity: CursorIdentity,
-  argument: 'after' | 'before',
-): CursorState {
+/** The wire form of a cursor, checked only for being one of this API's; or a refusal. */
+function readWire(raw: string, argument: 'after' | 'before'): Record<string, unknown> {
   const refuse = (why: string): never => {
     throw new BadUserInputError(`Invalid cursor in \`${argument}\`: ${why}`, { field: argument });
   };
@@ -234,12 +227,11 @@ export function decodeCursor(
   const w = wire as Record<string, unknown>;
   if (Object.keys(w).some((key) => !WIRE_KEYS.has(key))) return refuse('not a cursor of this API');
   if (w.v !== CURSOR_VERSION) return refuse('cursor from an older or newer version; start again');
-  if (w.c !== identity.connection) return refuse('cursor belongs to another connection');
-  if (w.k !== identity.sortKey || w.d !== identity.direction) {
-    return refuse('cursor belongs to another sortKey or direction (reverse)');
-  }
-  if (w.f !== identity.filterHash) return refuse('cursor belongs to other filters or updatedSince');
-  if (!isCanonicalTimestamp(w.p)) return refuse('malformed consistency bound');
+  return w;
+}
+
+/** Index and total of a cursor's wire form, checked (0 ≤ index < total), or undefined. */
+function positionOf(w: Record<string, unknown>): { index: number; total: number } | undefined {
   const index = w.i;
   const total = w.n;
   if (
@@ -248,8 +240,31 @@ export function decodeCursor(
     (index as number) < 0 ||
     (index as number) >= (total as number)
   ) {
-    return refuse('malformed position');
+    return undefined;
   }
+  return { index: index as number, total: total as number };
+}
+
+/**
+ * Decodes and validates a cursor for the given connection, sort and filters. Every failure is a
+ * BadUserInputError naming the argument (`after` or `before`); nothing is fetched before this.
+ */
+export function decodeCursor(
+  raw: string,
+  identity: CursorIdentity,
+  argument: 'after' | 'before',
+): CursorState {
+  const refuse = (why: string): never => {
+    throw new BadUserInputError(`Invalid cursor in \`${argument}\`: ${why}`, { field: argument });
+  };
+  const w = readWire(raw, argument);
+  if (w.c !== identity.connection) return refuse('cursor belongs to another connection');
+  if (w.k !== identity.sortKey || w.d !== identity.direction) {
+    return refuse('cursor belongs to another sortKey or direction (reverse)');
+  }
+  if (w.f !== identity.filterHash) return refuse('cursor belongs to other filters or updatedSince');
+  if (!isCanonicalTimestamp(w.p)) return refuse('malformed consistency bound');
+  const position = positionOf(w) ?? refuse('malformed position');
   if (!isValidId(w.id)) return refuse('malformed id');
   let sortValue: string | undefined;
   if (identity.sortKey === 'id') {
@@ -258,11 +273,50 @@ export function decodeCursor(
     if (!isCanonicalTimestamp(w.s)) return refuse('malformed sort value');
     sortValue = w.s;
   }
-  return {
-    pin: w.p,
-    index: index as number,
-    total: total as number,
-    sortValue,
-    id: w.id,
+  return { pin: w.p, ...position, sortValue, id: w.id };
+}
+
+// ---- cursors of offset-only lists (./paging-offset.ts): a place in the upstream's own order ----
+
+/** What an offset cursor is bound to: its connection and its filters. */
+export interface OffsetCursorIdentity {
+  connection: string;
+  filterHash: string;
+}
+
+/** An offset cursor: the record's offset in the list and the list's size when it was issued. */
+export interface OffsetCursorState {
+  index: number;
+  total: number;
+}
+
+/** The sort word of an offset cursor's wire form: no keyset cursor carries it. */
+const OFFSET_KIND = 'offset';
+
+/** Encodes the cursors of one page of an offset list, as `createCursorEncoder` for keyset ones. */
+export function createOffsetCursorEncoder(
+  identity: OffsetCursorIdentity,
+  total: number,
+): (index: number) => string {
+  const head = `{"v":${CURSOR_VERSION},"c":${JSON.stringify(identity.connection)},"k":"${OFFSET_KIND}","f":${JSON.stringify(identity.filterHash)},"n":${JSON.stringify(total)},"i":`;
+  return (index) => Buffer.from(`${head}${JSON.stringify(index)}}`, 'utf8').toString('base64url');
+}
+
+/** Decodes an offset list's cursor; any failure is a BadUserInputError naming the argument. */
+export function decodeOffsetCursor(
+  raw: string,
+  identity: OffsetCursorIdentity,
+  argument: 'after' | 'before',
+): OffsetCursorState {
+  const refuse = (why: string): never => {
+    throw new BadUserInputError(`Invalid cursor in \`${argument}\`: ${why}`, { field: argument });
   };
+  const w = readWire(raw, argument);
+  if (w.c !== identity.connection) return refuse('cursor belongs to another connection');
+  if (w.k !== OFFSET_KIND || w.d !== undefined || w.p !== undefined || w.id !== undefined) {
+    return refuse('cursor belongs to another kind of list');
+  }
+  if (w.s !== undefined) return refuse('not a cursor of this API');
+  if (w.f !== identity.filterHash) return refuse('cursor belongs to other filters');
+  return positionOf(w) ?? refuse('malformed position');
 }

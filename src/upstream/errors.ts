@@ -21,6 +21,7 @@ export type GatewayErrorCode =
   | 'RATE_LIMITED'
   | 'UPSTREAM_UNAVAILABLE'
   | 'UPSTREAM_BUDGET_EXCEEDED'
+  | 'OFFSET_LIMIT_EXCEEDED'
   | 'VALUE_OUT_OF_RANGE'
   | 'WRITE_COMMITTED'
   | 'CLIENT_CLOSED_REQUEST'
@@ -146,6 +147,16 @@ export class UpstreamUnavailableError extends GatewayError {
 export class UpstreamBudgetExceededError extends GatewayError {
   override name = 'UpstreamBudgetExceededError';
   readonly code = 'UPSTREAM_BUDGET_EXCEEDED';
+}
+
+/**
+ * A page of a list that can only be paged by offset and whose upstream refuses offsets past its
+ * limit (10,000: a `hard` list) lies beyond it. Refused before the call; a filter narrows the
+ * list, and a keyset list (a sortKey) reaches any depth.
+ */
+export class OffsetLimitExceededError extends GatewayError {
+  override name = 'OffsetLimitExceededError';
+  readonly code = 'OFFSET_LIMIT_EXCEEDED';
 }
 
 /**
@@ -298,6 +309,7 @@ const GATEWAY_CODES: Record<GatewayErrorCode, true> = {
   RATE_LIMITED: true,
   UPSTREAM_UNAVAILABLE: true,
   UPSTREAM_BUDGET_EXCEEDED: true,
+  OFFSET_LIMIT_EXCEEDED: true,
   VALUE_OUT_OF_RANGE: true,
   WRITE_COMMITTED: true,
   CLIENT_CLOSED_REQUEST: true,

@@ -35,6 +35,7 @@ export type { TokenGrant } from './oauth.ts';
 export type { UpstreamAttempt, UpstreamObserver } from './observer.ts';
 export { DEFAULT_PAGING_LIMITS, type PagingLimits } from './paging.ts';
 export type { ResilienceConfig } from './resilience.ts';
+export { UPSTREAM_ROOTS, type UpstreamRoot } from './route-template.ts';
 export type { GatewayContext, RequestLike } from './session.ts';
 export type { UpstreamPoolOptions } from './transport.ts';
 

@@ -55,7 +55,10 @@ export function isStrictlyOrdered(rows: Row<unknown>[], from: Position | undefin
 }
 
 /** Runs tasks with at most `concurrency` in flight; results in task order; stops on failure. */
-async function runLimited<R>(tasks: (() => Promise<R>)[], concurrency: number): Promise<R[]> {
+export async function runLimited<R>(
+  tasks: (() => Promise<R>)[],
+  concurrency: number,
+): Promise<R[]> {
   // Most pages are one call: no workers to start for it.
   if (tasks.length === 1) return [await (tasks[0] as () => Promise<R>)()];
   const results = new Array<R>(tasks.length);

@@ -166,7 +166,7 @@ const CAMEL: Record<SortKey, string> = {
   updated_at: 'updatedAt',
 };
 
-function resolveLimits(partial: Partial<PagingLimits> | undefined): PagingLimits {
+export function resolveLimits(partial: Partial<PagingLimits> | undefined): PagingLimits {
   const limits = { ...DEFAULT_PAGING_LIMITS, ...partial };
   const positive = (name: keyof PagingLimits, max = Number.MAX_SAFE_INTEGER) => {
     const value = limits[name];
@@ -185,11 +185,15 @@ function resolveLimits(partial: Partial<PagingLimits> | undefined): PagingLimits
   return limits;
 }
 
-function badInput(message: string, field: string): never {
+export function badInput(message: string, field: string): never {
   throw new BadUserInputError(message, { field });
 }
 
-function readCount(value: unknown, name: 'first' | 'last', limits: PagingLimits): number | null {
+export function readCount(
+  value: unknown,
+  name: 'first' | 'last',
+  limits: PagingLimits,
+): number | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     return badInput(`\`${name}\` must be a non-negative integer, got ${String(value)}`, name);
@@ -200,14 +204,14 @@ function readCount(value: unknown, name: 'first' | 'last', limits: PagingLimits)
   return value;
 }
 
-function readCursorArg(value: unknown, name: 'after' | 'before'): string | null {
+export function readCursorArg(value: unknown, name: 'after' | 'before'): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') return badInput(`\`${name}\` must be a cursor string`, name);
   return value;
 }
 
 /** Validates one typed filter clause and renders it in the v2 syntax. */
-function renderClause(clause: FilterClause): string {
+export function renderClause(clause: FilterClause): string {
   const attr = clause?.attr;
   const op = clause?.op;
   if (typeof attr !== 'string' || !ATTRS.has(attr)) {

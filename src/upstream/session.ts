@@ -19,6 +19,7 @@ import {
   type UpstreamResponse,
 } from './client.ts';
 import {
+  BadUserInputError,
   ClientClosedRequestError,
   UnauthenticatedError,
   UpstreamUnavailableError,
@@ -47,6 +48,18 @@ export interface GatewayContext {
    * 100 ids; null when the store has no such row.
    */
   byIdLoader(listSegments: readonly string[]): DataLoader<string, JsonObject | null>;
+  /**
+   * Rows of one list by another unique attribute (`sku`, `slug`), batched into
+   * `filter=in(<attribute>,…)` calls of up to 100 values, with `query` (e.g. `include`) on each;
+   * the value is read from the row's `attributes` (PXM, catalog) or beside its id (v2). Values
+   * must be judged by the caller; one that would change the filter (`, ( ) : "` or a space, or
+   * over 255 characters) is BAD_USER_INPUT. Null when no row has it.
+   */
+  byAttributeLoader(
+    listSegments: readonly string[],
+    attribute: string,
+    query?: Readonly<Record<string, string>>,
+  ): DataLoader<string, JsonObject | null>;
   /**
    * The operation's result is final: every upstream call it still has in flight or waiting for a
    * slot is aborted (a field that failed can settle the answer while its siblings' calls are
@@ -267,6 +280,36 @@ export function createContextFactory(options: ContextFactoryOptions) {
         }
         return loader;
       },
+      byAttributeLoader(listSegments, attribute, query) {
+        const key = JSON.stringify([listSegments, attribute, query ?? {}]);
+        let loader = byIdLoaders.get(key);
+        if (loader === undefined) {
+          loader = new DataLoader<string, JsonObject | null>(
+            async (values) => {
+              // A bad value fails alone, before any call; the others are still looked up.
+              const refused = values.map((value) => refuseFilterValue(attribute, value));
+              const good = values.filter((_, i) => refused[i] === undefined);
+              const byValue = new Map<unknown, JsonObject>();
+              if (good.length > 0) {
+                const response = await get(listSegments, {
+                  ...query,
+                  'page[limit]': String(good.length),
+                  'page[offset]': '0',
+                  filter: `in(${attribute},${good.join(',')})`,
+                });
+                for (const row of expectList(response).data) {
+                  const value = attributeOf(row, attribute);
+                  if (value !== undefined && !byValue.has(value)) byValue.set(value, row);
+                }
+              }
+              return values.map((value, i) => refused[i] ?? byValue.get(value) ?? null);
+            },
+            { maxBatchSize: ID_BATCH_SIZE },
+          );
+          byIdLoaders.set(key, loader);
+        }
+        return loader;
+      },
       finish() {
         if (open > 0) abortOperation?.(FINISHED);
         else clearDeadline?.();
@@ -274,4 +317,24 @@ export function createContextFactory(options: ContextFactoryOptions) {
     };
     return context;
   };
+}
+
+// A value that would end the `in(…)` list, start another filter (`:`) or quote.
+const FILTER_BREAKING = /[\s,():"\\]/;
+
+function refuseFilterValue(attribute: string, value: string): BadUserInputError | undefined {
+  if (value.length > 0 && value.length <= 255 && !FILTER_BREAKING.test(value)) return undefined;
+  return new BadUserInputError(
+    `A ${attribute} must be 1-255 characters without spaces, commas, parentheses, colons or quotes`,
+    { field: attribute },
+  );
+}
+
+function attributeOf(row: JsonObject, attribute: string): unknown {
+  if (attribute === 'id') return row.id;
+  const attributes = row.attributes;
+  if (typeof attributes === 'object' && attributes !== null && attribute in attributes) {
+    return (attributes as JsonObject)[attribute];
+  }
+  return row[attribute];
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRetryAfter } from '../../src/upstream/answers.ts';
 import { buildPath, sendUpstreamAttempt } from '../../src/upstream/client.ts';
 import { UpstreamUnavailableError } from '../../src/upstream/errors.ts';
+import { budgetKey, routeTemplate } from '../../src/upstream/route-template.ts';
 import { readAuthorization } from '../../src/upstream/session.ts';
 import { createUpstreamTransport, type UpstreamTransport } from '../../src/upstream/transport.ts';
 
@@ -22,7 +23,45 @@ describe('buildPath', () => {
   it('refuses segments that would move up or vanish', () => {
     for (const segment of ['..', '.', '']) {
       expect(() => buildPath('', ['carts', segment])).toThrow(/path segment/);
+      expect(() => buildPath('', ['/pcm', segment])).toThrow(/path segment/);
     }
+  });
+
+  it('addresses the root a first segment names, and only the first', () => {
+    expect(buildPath('', ['/pcm', 'products', 'a b'])).toBe('/pcm/products/a%20b');
+    expect(buildPath('/base', ['/catalog', 'nodes'], { 'page[offset]': '10' })).toBe(
+      '/base/catalog/nodes?page%5Boffset%5D=10',
+    );
+    expect(buildPath('', ['/catalogs', 'c', 'releases', 'r'])).toBe('/catalogs/c/releases/r');
+    expect(buildPath('', ['/v2', 'orders'])).toBe('/v2/orders');
+    // A root later in the path, or one not in the list, is a segment like any other.
+    expect(buildPath('', ['orders', '/pcm'])).toBe('/v2/orders/%2Fpcm');
+    expect(buildPath('', ['/v3', 'x'])).toBe('/v2/%2Fv3/x');
+  });
+});
+
+describe('routeTemplate and the budget key', () => {
+  it('keeps only API words, whatever the root: no id, slug or SKU in a label', () => {
+    const id = 'f3a1c2d4-0000-4000-8000-000000000001';
+    expect(routeTemplate(['orders', id])).toBe('/v2/orders/{id}');
+    expect(routeTemplate(['/pcm', 'products', id, 'relationships', 'children'])).toBe(
+      '/pcm/products/{id}/relationships/children',
+    );
+    expect(routeTemplate(['/pcm', 'pricebooks', id, 'prices', id])).toBe(
+      '/pcm/pricebooks/{id}/prices/{id}',
+    );
+    expect(routeTemplate(['/catalog', 'products', 'red-shoes-sku-42'])).toBe(
+      '/catalog/products/{id}',
+    );
+    expect(
+      routeTemplate(['/catalogs', id, 'releases', id, 'nodes', id, 'relationships', 'products']),
+    ).toBe('/catalogs/{id}/releases/{id}/nodes/{id}/relationships/products');
+    expect(routeTemplate(['inventories', id, 'transactions'])).toBe(
+      '/v2/inventories/{id}/transactions',
+    );
+    expect(budgetKey('GET', ['/pcm', 'products', id])).toBe('GET /pcm/products');
+    expect(budgetKey('GET', ['/catalogs', id, 'releases'])).toBe('GET /catalogs/{id}');
+    expect(budgetKey('POST', ['carts'])).toBe('POST /v2/carts');
   });
 });
 

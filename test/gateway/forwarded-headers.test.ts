@@ -62,14 +62,58 @@ describe('readForwardedHeaders', () => {
       readForwardedHeaders(headersOf({ 'x-moltin-currency': 'EURO' }), DEFAULT_FORWARDED_HEADERS),
     ).toThrow(/3-letter/);
   });
+
+  it('forwards the catalog channel, context tag and locales, each judged by its grammar', () => {
+    expect(
+      readForwardedHeaders(
+        headersOf({
+          'ep-channel': 'mobile',
+          'ep-context-tag': 'vip:eu-2026',
+          'accept-language': 'fr-CH, fr;q=0.9, en;q=0.8, *;q=0.5',
+        }),
+        DEFAULT_FORWARDED_HEADERS,
+      ),
+    ).toEqual({
+      'ep-channel': 'mobile',
+      'ep-context-tag': 'vip:eu-2026',
+      'accept-language': 'fr-CH, fr;q=0.9, en;q=0.8, *;q=0.5',
+    });
+    const refused: [string, string][] = [
+      ['ep-channel', 'two words'],
+      ['ep-channel', 'm'.repeat(257)],
+      ['ep-channel', ''],
+      ['ep-channel', 'a"b'],
+      ['ep-context-tag', 'tag,other'],
+      ['ep-context-tag', 'tág'],
+      ['accept-language', 'en"<script>'],
+      ['accept-language', `en,${'x'.repeat(300)}`],
+      ['accept-language', 'en\u0000'],
+    ];
+    for (const [name, value] of refused) {
+      let caught: unknown;
+      try {
+        readForwardedHeaders(headersOf({ [name]: value }), DEFAULT_FORWARDED_HEADERS);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, `${name}: ${JSON.stringify(value)}`).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        extensions: { code: 'BAD_USER_INPUT', field: `headers.${name}` },
+      });
+      if (value.length > 3) expect((caught as Error).message).not.toContain(value);
+    }
+  });
 });
 
 describe('FORWARD_HEADERS', () => {
-  it('defaults to the v2 customer, account-member and currency headers', () => {
+  it('defaults to the v2 customer, account-member and currency headers and the catalog ones', () => {
     expect(loadConfig({}).gateway.forwardHeaders).toEqual([
       'x-moltin-customer-token',
       'ep-account-management-authentication-token',
       'x-moltin-currency',
+      'ep-channel',
+      'ep-context-tag',
+      'accept-language',
     ]);
   });
 

@@ -156,6 +156,28 @@ const TestNodes = defineResource({
   entity: true,
 });
 
+// An offset-only list below /pcm: no sort, no range filter, served past 10,000.
+defineResource({
+  name: 'OffsetThing',
+  singular: 'thing',
+  plural: 'things',
+  description: 'A thing listed by offset.',
+  path: '/pcm/offset-things',
+  body: 'nested',
+  timestamps: 'meta',
+  readableBy: ['client_credentials'],
+  fields: { slug: field.string('Slug.') },
+  list: {
+    field: 'offsetThings',
+    connection: 'offset-things',
+    paging: 'offset',
+    offsetLimit: 'soft',
+    filters: {
+      slug: { attr: 'slug', type: 'String', ops: ['eq', 'in'], description: 'On the slug.' },
+    },
+  },
+});
+
 let schema: GraphQLSchema;
 beforeAll(() => {
   // The gateway's Mutation fields live in files this one does not import.
@@ -326,7 +348,36 @@ describe('a described sub-collection with a nested body', () => {
   });
 });
 
-describe('descriptions the upstream layer cannot serve yet', () => {
+describe('an offset-only list', () => {
+  it('pages by page[offset]/page[limit] alone at its root, with no sort and no pinnedAt', async () => {
+    rows = [
+      row(N1, 'a', 'shoes', '2025-01-01T00:00:00.000Z'),
+      row(N2, 'b', 'hats', '2025-01-02T00:00:00.000Z'),
+    ];
+    calls = [];
+    const result = await run(
+      `{ offsetThings(first: 2, filter: { slug: { in: ["shoes", "hats"] } }) {
+          totalCount edges { node { slug } } pageInfo { hasNextPage endCursor } } }`,
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data?.offsetThings).toMatchObject({
+      totalCount: 2,
+      edges: [{ node: { slug: 'shoes' } }, { node: { slug: 'hats' } }],
+      pageInfo: { hasNextPage: false },
+    });
+    expect(calls).toEqual([
+      {
+        path: '/v2//pcm/offset-things',
+        query: { 'page[limit]': '2', 'page[offset]': '0', filter: 'in(slug,shoes,hats)' },
+      },
+    ]);
+    expect(printType(schema.getType('OffsetThingConnection') as never)).not.toContain('pinnedAt');
+    const args = schema.getQueryType()?.getFields().offsetThings?.args ?? [];
+    expect(args.map((a) => a.name).sort()).toEqual(['after', 'before', 'filter', 'first', 'last']);
+  });
+});
+
+describe('descriptions the upstream layer cannot serve', () => {
   const base = {
     singular: 'thing',
     plural: 'things',
@@ -336,19 +387,18 @@ describe('descriptions the upstream layer cannot serve yet', () => {
     readableBy: ['implicit' as const],
     fields: {},
   };
-  it('refuses an offset-only list until the planner pages one', () => {
-    expect(() =>
-      defineResource({
-        ...base,
-        name: 'OffsetThing',
-        path: '/v2/things',
-        list: { connection: 'things', paging: 'offset', offsetLimit: 'soft' },
-      }),
-    ).toThrow("resource OffsetThing: offset-only lists need the planner's offset mode");
-  });
-  it('refuses a path outside /v2 until the client addresses one', () => {
-    expect(() => defineResource({ ...base, name: 'PcmThing', path: '/pcm/things' })).toThrow(
-      "resource PcmThing: /pcm/things is not below /v2, the upstream client's root",
+  it('refuses a path below none of the roots the client addresses', () => {
+    expect(() => defineResource({ ...base, name: 'V3Thing', path: '/v3/things' })).toThrow(
+      'resource V3Thing: /v3/things is below none of /v2, /pcm, /catalog, /catalogs',
     );
+  });
+  it('takes a path below /pcm, giving its root as the first segment', () => {
+    const things = defineResource({
+      ...base,
+      name: 'PcmThing',
+      path: '/pcm/things/{thingId}/parts',
+      params: { thingId: 'The thing.' },
+    });
+    expect(things.segments({ thingId: 'x' })).toEqual(['/pcm', 'things', 'x', 'parts']);
   });
 });

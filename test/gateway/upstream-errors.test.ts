@@ -193,7 +193,7 @@ describe('upstream status → extensions.code', () => {
     });
   }
 
-  it('forwards only Authorization and a request id, never other caller headers', async () => {
+  it('forwards only Authorization, a request id and the allow-listed headers, never other caller headers', async () => {
     answer = {
       status: 200,
       body: JSON.stringify({ data: [], meta: { results: { total: 0 } } }),
@@ -205,8 +205,12 @@ describe('upstream status → extensions.code', () => {
     });
     expect(body.errors).toBeUndefined();
     const [seen] = stubRequests;
+    // fetch sends `accept-language: *` of its own, and Accept-Language is on the allow-list
+    // (the shopper catalog's locales): forwarded as the caller sent it.
+    expect(seen?.headers['accept-language']).toBe('*');
     expect(Object.keys(seen?.headers ?? {}).sort()).toEqual([
       'accept',
+      'accept-language',
       'authorization',
       'connection',
       'host',

@@ -838,6 +838,12 @@ function buildCases(): Case[] {
     ['x-moltin-currency', '12'],
     ['x-moltin-currency', 'E R'],
     ['x-moltin-currency', 'usd,eur'],
+    ['ep-channel', 'two words'],
+    ['ep-channel', 'm'.repeat(257)],
+    ['ep-context-tag', 'a,b'],
+    ['ep-context-tag', 't\u00e4g'],
+    ['accept-language', 'en"<x>'],
+    ['accept-language', `en,${'x'.repeat(300)}`],
   ] as const) {
     add({
       name: `header ${header} = ${JSON.stringify(value.slice(0, 20))}`,
@@ -851,6 +857,128 @@ function buildCases(): Case[] {
     code: 'UNAUTHENTICATED',
     judged: false,
   });
+
+  // --- 14. The merchandiser's catalog writes: ids, SKUs, slugs, currencies, amounts, lists ---
+  const U = '11111111-1111-4111-8111-111111111111';
+  const pcm =
+    (name: string, type: string, defaults: Record<string, unknown>) =>
+    (fields: Record<string, unknown>): RawRequest =>
+      gql(`mutation($i: ${type}!) { ${name}(input: $i) { __typename } }`, {
+        i: { ...defaults, ...fields },
+      });
+  const product = pcm('createPcmProduct', 'CreatePcmProductInput', {
+    name: 'p',
+    commodityType: 'PHYSICAL',
+  });
+  const node = pcm('createPcmNode', 'CreatePcmNodeInput', { hierarchyId: U, name: 'n' });
+  const price = pcm('createProductPrice', 'CreateProductPriceInput', {
+    priceBookId: U,
+    sku: 'S-1',
+    currencies: [{ currency: 'USD', amount: 100 }],
+  });
+  const catalog = pcm('createCatalog', 'CreateCatalogInput', { name: 'c', hierarchyIds: [U] });
+  const rule = pcm('createCatalogRule', 'CreateCatalogRuleInput', { name: 'r', catalogId: U });
+  const stock = pcm('setStock', 'SetStockInput', { productId: U, quantity: 1 });
+  const many = (n: number, make: (i: number) => unknown) =>
+    Array.from({ length: n }, (_, i) => make(i));
+  for (const [what, request] of [
+    ['product sku with a comma', product({ sku: 'a,b' })],
+    ['product sku with a paren', product({ sku: 'in(sku' })],
+    ['product sku over 255', product({ sku: 's'.repeat(256) })],
+    ['product slug with a slash', product({ slug: '../x' })],
+    ['product blank name', product({ name: '   ' })],
+    ['product 21 tags', product({ tags: many(21, (i) => `t${i}`) })],
+    ['product tag with a space', product({ tags: ['a b'] })],
+    [
+      'product update with a bad id',
+      pcm('updatePcmProduct', 'UpdatePcmProductInput', {})({ id: 'x' }),
+    ],
+    ['node in a hierarchy that is not a uuid', node({ hierarchyId: '../../v2/orders' })],
+    ['node under a parent that is not a uuid', node({ parentId: 'x' })],
+    ['node slug with a space', node({ slug: 'a b' })],
+    ['price in a book that is not a uuid', price({ priceBookId: 'x' })],
+    ['price sku with a colon', price({ sku: 'a:b' })],
+    ['price currency of 4 letters', price({ currencies: [{ currency: 'EURO', amount: 1 }] })],
+    ['price currency of digits', price({ currencies: [{ currency: '123', amount: 1 }] })],
+    ['price below zero', price({ currencies: [{ currency: 'USD', amount: -1 }] })],
+    ['price with no currency', price({ currencies: [] })],
+    [
+      'price with 51 currencies',
+      price({
+        currencies: many(51, (i) => ({
+          currency: `A${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(65 + Math.floor(i / 26))}`,
+          amount: 1,
+        })),
+      }),
+    ],
+    [
+      'price with a currency twice',
+      price({
+        currencies: [
+          { currency: 'USD', amount: 1 },
+          { currency: 'usd', amount: 2 },
+        ],
+      }),
+    ],
+    [
+      'price with 21 sales',
+      price({
+        sales: many(21, (i) => ({ id: `s${i}`, currencies: [{ currency: 'USD', amount: 1 }] })),
+      }),
+    ],
+    [
+      'sale below zero',
+      price({ sales: [{ id: 's', currencies: [{ currency: 'USD', amount: -5 }] }] }),
+    ],
+    ['catalog with no hierarchy', catalog({ hierarchyIds: [] })],
+    ['catalog with 101 hierarchies', catalog({ hierarchyIds: many(101, () => U) })],
+    ['catalog with a hierarchy id that is not a uuid', catalog({ hierarchyIds: ['x'] })],
+    [
+      'catalog with 6 price books',
+      catalog({
+        priceBooks: many(6, (i) => ({ priceBookId: `1111111${i}-1111-4111-8111-111111111111` })),
+      }),
+    ],
+    ['rule name with a space', rule({ name: 'a b' })],
+    ['rule catalog that is not a uuid', rule({ catalogId: 'x' })],
+    ['rule channel with a comma', rule({ channels: ['a,b'] })],
+    ['rule with 101 tags', rule({ tags: many(101, (i) => `t${i}`) })],
+    ['rule customer id that is not a uuid', rule({ customerIds: ['x'] })],
+    ['stock below zero', stock({ quantity: -1 })],
+    ['stock movement of zero', stock({ quantity: 0, action: 'DECREMENT' })],
+    ['stock of a product that is not a uuid', stock({ productId: 'x' })],
+    [
+      'attach no products',
+      pcm('attachPcmNodeProducts', 'PcmNodeProductsInput', { hierarchyId: U, nodeId: U })({
+        productIds: [],
+      }),
+    ],
+    [
+      'attach 101 products',
+      pcm('attachPcmNodeProducts', 'PcmNodeProductsInput', { hierarchyId: U, nodeId: U })({
+        productIds: many(101, () => U),
+      }),
+    ],
+    [
+      'publish a catalog that is not a uuid',
+      gql('mutation { publishCatalog(catalogId: "x/../y") { __typename } }'),
+    ],
+  ] as const) {
+    add({ name: `catalog write: ${what}`, request, code: 'BAD_USER_INPUT' });
+  }
+  for (const [what, query] of [
+    ['pcmProducts first over the limit', '{ pcmProducts(first: 1001) { totalCount } }'],
+    ['pcmProducts forged cursor', '{ pcmProducts(after: "eyJ2IjoxfQ") { totalCount } }'],
+    [
+      'pcmProducts filter sku with a paren',
+      '{ pcmProducts(filter: { sku: { eq: "a)" } }) { totalCount } }',
+    ],
+    ['priceBook with a bad id', '{ priceBook(id: "../x") { name } }'],
+    ['productPrice with a bad book id', '{ productPrice(priceBookId: "x", id: "y") { sku } }'],
+    ['stockLevel with a bad id', '{ stockLevel(id: "x") { total } }'],
+  ] as const) {
+    add({ name: `catalog read: ${what}`, request: gql(query), code: 'BAD_USER_INPUT' });
+  }
 
   // --- 11. Abusive documents ---------------------------------------------------------------
   const deep = (n: number) =>

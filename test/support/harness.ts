@@ -31,7 +31,7 @@ export interface StartStackOptions {
   dbPath?: string;
   /** Seed the first store with the demo data. Default false. */
   seed?: boolean;
-  seedOptions?: { orders?: number };
+  seedOptions?: { orders?: number; products?: number; bulkNodeProducts?: number };
   /** Extra gateway options (upstreamUrl is set by the harness). */
   gateway?: Partial<GatewayOptions>;
   /** Serve JSON POSTs on the node:http fast path (src/gateway/fast-path.ts). Default true. */

@@ -1,0 +1,233 @@
+/**
+ * The merchandiser's writes, described once per resource and built from the description: the
+ * `Create<Name>Input` / `Update<Name>Input` types (the attributes, and the path ids the write
+ * needs), the JSON:API body (`{data:{type, attributes, …}}`), the `<Name>Payload`, and the two
+ * mutations. Every attribute is judged (./judges.ts) before the call; a PUT sends only what the
+ * input names. The payload reads the written row in its own field, so an answer that cannot be
+ * read after a done write is WRITE_COMMITTED (src/gateway/committed-writes.ts), never a failure.
+ */
+import type { InputFieldRef, InputObjectRef, ObjectRef } from '@pothos/core';
+import { expectResource, type JsonObject } from '../../upstream/client.ts';
+import type { GatewayContext } from '../../upstream/session.ts';
+import { type BuilderTypes, builder } from '../builder.ts';
+import type { Listed } from '../connection.ts';
+import type { Resource } from '../resource.ts';
+import { judgeUuid } from '../rows.ts';
+
+type InputBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>;
+
+/** One attribute a write may set: its input field, the body key, and its judge. */
+export interface AttributeInput {
+  /** The input field (required: on create only; every field is optional on update). */
+  input: (t: InputBuilder, required: boolean) => InputFieldRef<BuilderTypes, unknown>;
+  /** Where it goes in the body: `attributes.<key>` by default, or `meta.<key>`. */
+  key: string;
+  in?: 'attributes' | 'meta';
+  requiredOnCreate?: boolean;
+  /** Judges the value at `field` (`input.sku`) and returns what the body carries. */
+  judge: (value: never, field: string) => unknown;
+}
+
+/**
+ * What a write answered, read by the payload's field; or how to read the written record when
+ * the answer is not it (a stock movement answers the movement): read there, below the root, so
+ * a failed read is WRITE_COMMITTED.
+ */
+export interface Written {
+  row: JsonObject | ((context: GatewayContext) => Promise<JsonObject>);
+  params: Record<string, string>;
+}
+
+type ObjectRefOf = ObjectRef<BuilderTypes, Written>;
+const payloads = new Map<string, ObjectRefOf>();
+
+/** `<Name>Payload { <field>: <Name> }`: one per resource, shared by all its writes. */
+export function payloadOf<S extends Listed>(
+  resource: Resource<S, string>,
+  field: string,
+  description: string,
+): ObjectRefOf {
+  const known = payloads.get(resource.name);
+  if (known !== undefined) return known;
+  const ref = builder.objectRef<Written>(`${resource.name}Payload`).implement({
+    description: `The ${field} after a write.`,
+    fields: (t) => ({
+      [field]: t.field({
+        type: resource.ref,
+        nullable: true,
+        description,
+        resolve: (async (written: Written, _args: unknown, context: GatewayContext) => {
+          const row = typeof written.row === 'function' ? await written.row(context) : written.row;
+          return resource.read(row, written.params as never);
+        }) as never,
+      }),
+    }),
+  });
+  payloads.set(resource.name, ref);
+  return ref;
+}
+
+/** Sends a write and hands its answer (`{data:{id,…}}`) to the payload. */
+export async function write(
+  context: GatewayContext,
+  method: 'POST' | 'PUT' | 'DELETE',
+  segments: readonly string[],
+  body: unknown,
+  params: Record<string, string> = {},
+): Promise<Written> {
+  const response = await context.write({ method, segments, body });
+  return { row: expectResource(response), params };
+}
+
+/** The attributes (and meta) of a body from the input's named fields, each judged. */
+export function bodyOf(
+  type: string,
+  attributes: Record<string, AttributeInput>,
+  input: Record<string, unknown>,
+  id?: string,
+): { data: JsonObject } {
+  const data: JsonObject = { type, attributes: {} };
+  if (id !== undefined) data.id = id;
+  for (const [name, attribute] of Object.entries(attributes)) {
+    const value = input[name];
+    if (value === undefined || value === null) continue;
+    const where = attribute.in ?? 'attributes';
+    data[where] ??= {};
+    (data[where] as JsonObject)[attribute.key] = attribute.judge(value as never, `input.${name}`);
+  }
+  // A create's required attributes are `required` in its input type: GraphQL refused a missing one.
+  return { data };
+}
+
+export interface WritesDescription<S extends Listed> {
+  /** The resource written; its `<name>Payload` answers. */
+  resource: Resource<S, string>;
+  /** The payload's field (`product`) and its description. */
+  field: string;
+  /** JSON:API `type` of the body. */
+  type: string;
+  /** Path ids the write needs, besides `id` on update (`hierarchyId`), → description. */
+  params?: Record<string, string>;
+  attributes: Record<string, AttributeInput>;
+  /** Fields of the create input beyond the attributes, and what they add to the body. */
+  extra?: {
+    fields: (t: InputBuilder) => Record<string, InputFieldRef<BuilderTypes, unknown>>;
+    body: (input: Record<string, unknown>, body: JsonObject) => void;
+  };
+  /** The collection a create POSTs to; the item an update PUTs. */
+  collection: (params: Record<string, string>) => readonly string[];
+  item: (params: Record<string, string>, id: string) => readonly string[];
+  create: { field: string; description: string };
+  update: { field: string; description: string };
+  /** The params a written row is read with (a sub-collection's parent ids). */
+  readParams?: (params: Record<string, string>) => Record<string, string>;
+}
+
+/** Registers `Create<Name>Input`, `Update<Name>Input`, the payload and the two mutations. */
+export function defineWrites<S extends Listed>(description: WritesDescription<S>): void {
+  const { resource, attributes } = description;
+  const paramNames = Object.keys(description.params ?? {});
+  const payload = payloadOf(resource, description.field, `The ${description.field} as written.`);
+  const paramFields = (t: InputBuilder) =>
+    Object.fromEntries(
+      paramNames.map((name) => [
+        name,
+        t.id({ required: true, description: description.params?.[name] ?? name }),
+      ]),
+    );
+  const attributeFields = (t: InputBuilder, creating: boolean) =>
+    Object.fromEntries(
+      Object.entries(attributes).map(([name, attribute]) => [
+        name,
+        attribute.input(t, creating && attribute.requiredOnCreate === true),
+      ]),
+    );
+  const CreateInput = builder.inputType(`Create${resource.name}Input`, {
+    description: `A new ${description.field}.`,
+    fields: (t) => ({
+      ...paramFields(t),
+      ...attributeFields(t, true),
+      ...(description.extra?.fields(t) ?? {}),
+    }),
+  }) as InputObjectRef<BuilderTypes, Record<string, unknown>>;
+  const UpdateInput = builder.inputType(`Update${resource.name}Input`, {
+    description: `What changes in a ${description.field}: only the fields given are sent.`,
+    fields: (t) => ({
+      ...paramFields(t),
+      id: t.id({ required: true, description: `Upstream id of the ${description.field}.` }),
+      ...attributeFields(t, false),
+    }),
+  }) as InputObjectRef<BuilderTypes, Record<string, unknown>>;
+  const judgeParams = (input: Record<string, unknown>) =>
+    Object.fromEntries(
+      paramNames.map((name) => [name, judgeUuid(input[name] as string, `input.${name}`)]),
+    );
+  const readParams = description.readParams ?? (() => ({}));
+
+  builder.mutationField(description.create.field, (t) =>
+    t.field({
+      type: payload,
+      description: description.create.description,
+      args: { input: t.arg({ type: CreateInput, required: true, description: 'What to create.' }) },
+      resolve: (_root, { input }, context) => {
+        const params = judgeParams(input);
+        const body = bodyOf(description.type, attributes, input);
+        description.extra?.body(input, body.data);
+        return write(context, 'POST', description.collection(params), body, readParams(params));
+      },
+    }),
+  );
+  builder.mutationField(description.update.field, (t) =>
+    t.field({
+      type: payload,
+      description: description.update.description,
+      args: { input: t.arg({ type: UpdateInput, required: true, description: 'What changes.' }) },
+      resolve: (_root, { input }, context) => {
+        const params = judgeParams(input);
+        const id = judgeUuid(input.id as string, 'input.id');
+        const body = bodyOf(description.type, attributes, input, id);
+        return write(context, 'PUT', description.item(params, id), body, readParams(params));
+      },
+    }),
+  );
+}
+
+// ---- attribute kinds: the input field and the judge of each, described once ----
+
+type Judge<V> = (value: V, field: string) => unknown;
+
+export const attribute = {
+  string: (key: string, description: string, judge: Judge<string>, requiredOnCreate = false) =>
+    ({
+      key,
+      requiredOnCreate,
+      judge,
+      input: (t, required) => t.string({ required, description }),
+    }) satisfies AttributeInput as AttributeInput,
+  strings: (key: string, description: string, judge: Judge<readonly string[]>) =>
+    ({
+      key,
+      judge,
+      input: (t, required) => t.stringList({ required, description }),
+    }) satisfies AttributeInput as AttributeInput,
+  int: (key: string, description: string, judge: Judge<number>, where?: 'meta') =>
+    ({
+      key,
+      ...(where === undefined ? {} : { in: where }),
+      judge,
+      input: (t, required) => t.int({ required, description }),
+    }) satisfies AttributeInput as AttributeInput,
+  enum: (
+    key: string,
+    description: string,
+    type: Parameters<InputBuilder['field']>[0]['type'],
+    requiredOnCreate = false,
+  ) =>
+    ({
+      key,
+      requiredOnCreate,
+      // The enum's values are the API's words: GraphQL judged them.
+      judge: (value: string) => value,
+      input: (t, required) => t.field({ type, required, description }),
+    }) satisfies AttributeInput as AttributeInput,
+};
