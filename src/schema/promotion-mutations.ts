@@ -30,8 +30,8 @@ import { judgeNonEmpty, judgeUuid } from './rows.ts';
 type Engine = typeof StandardPromotions | typeof RulePromotions;
 type Field = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
 
-const CurrencyAmountInput = builder.inputRef<CurrencyAmount>('CurrencyAmountInput').implement({
-  description: 'An amount in one currency.',
+const CurrencyAmountInput = builder.inputRef<CurrencyAmount>('PromotionAmountInput').implement({
+  description: 'A promotion amount (a discount or a minimum cart value) in one currency.',
   fields: (t) => ({
     currency: t.string({ required: true, description: 'ISO 4217 code, e.g. USD.' }),
     amount: t.int({ required: true, description: 'Minor units.' }),
