@@ -4,11 +4,19 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createAuthenticator } from './auth.ts';
-import { type ClientCredentials, DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from './config.ts';
+import {
+  type ClientCredentials,
+  DEFAULT_SIGN_IN_LIMITS,
+  DEFAULT_WEBHOOK_DELIVERY,
+  type SignInLimits,
+  type WebhookDelivery,
+} from './config.ts';
 import type { RouteModule, ServiceContext } from './context.ts';
 import { createCustomerResolver } from './customers.ts';
 import { openDatabase } from './db.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './errors.ts';
+import { startDeliverer } from './integrations/deliverer.ts';
+import { attachOutbox } from './integrations/events.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { cartRoutes } from './routes/carts.ts';
 import { catalogRuleRoutes } from './routes/catalog-rules.ts';
@@ -18,6 +26,7 @@ import { customFieldRoutes } from './routes/custom-fields.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { entryRoutes } from './routes/entries.ts';
 import { fileRoutes } from './routes/files.ts';
+import { integrationRoutes } from './routes/integrations.ts';
 import { inventoryRoutes } from './routes/inventories.ts';
 import { inventoryLocationRoutes } from './routes/inventory-locations.ts';
 import { oauthRoutes } from './routes/oauth.ts';
@@ -57,6 +66,8 @@ export interface CommerceServiceOptions {
   now?: Clock;
   /** Failed sign-in limits (src/config.ts); each default as there. */
   signInLimits?: Partial<SignInLimits>;
+  /** How integration events are delivered (src/commerce-service/config.ts); each default as there. */
+  webhooks?: Partial<WebhookDelivery>;
 }
 
 /** A route the service registered: its method and url as declared (prefix included). */
@@ -93,6 +104,7 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     inventoryRoutes,
     stockTransactionRoutes,
     inventoryLocationRoutes,
+    integrationRoutes,
   ],
   // The Product Experience Manager (the catalog's admin API): every route is the store's
   // (client_credentials) in scopes.ts.
@@ -145,7 +157,15 @@ export async function createCommerceService(
     db.close();
     throw error;
   }
+  // Delivery starts with the service and resumes whatever the outbox still holds.
+  const deliverer = startDeliverer(
+    db,
+    { ...DEFAULT_WEBHOOK_DELIVERY, ...options.webhooks },
+    ctx.timestamp,
+  );
+  attachOutbox(db, { timestamp: ctx.timestamp, nudge: deliverer.nudge });
   app.addHook('onClose', async () => {
+    await deliverer.stop();
     db.close();
   });
   const routes: ServiceRoute[] = [];

@@ -12,6 +12,7 @@ import type { ServiceContext } from '../context.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { emitEvent } from '../integrations/events.ts';
 import { recheckOrderStock } from '../inventory/stock.ts';
 import type { CartParams } from './carts.ts';
 import { JSON_CONTENT_TYPE, storeCheckedOutOrder } from './orders.ts';
@@ -133,7 +134,9 @@ export function checkoutRoutes(ctx: ServiceContext): FastifyPluginAsync {
         );
         const orderId = insertOrder(db, state, customer, input, ctx.timestamp());
         // Rendered once, now that the order and its items are written; reads serve the text.
-        return storeCheckedOutOrder(db, orderId);
+        const body = storeCheckedOutOrder(db, orderId);
+        emitEvent(db, request.store.id, 'order.created', () => JSON.parse(body));
+        return body;
       })();
       reply.code(201).type(JSON_CONTENT_TYPE);
       return body;
