@@ -17,6 +17,7 @@ import { openDatabase } from './db.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { startDeliverer } from './integrations/deliverer.ts';
 import { attachOutbox } from './integrations/events.ts';
+import { startExportRunner } from './jobs/order-export.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { cartRoutes } from './routes/carts.ts';
 import { catalogRuleRoutes } from './routes/catalog-rules.ts';
@@ -29,6 +30,7 @@ import { fileRoutes } from './routes/files.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { inventoryRoutes } from './routes/inventories.ts';
 import { inventoryLocationRoutes } from './routes/inventory-locations.ts';
+import { jobRoutes } from './routes/jobs.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { pcmHierarchyRoutes } from './routes/pcm-hierarchies.ts';
@@ -105,6 +107,7 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     stockTransactionRoutes,
     inventoryLocationRoutes,
     integrationRoutes,
+    jobRoutes,
   ],
   // The Product Experience Manager (the catalog's admin API): every route is the store's
   // (client_credentials) in scopes.ts.
@@ -164,8 +167,9 @@ export async function createCommerceService(
     ctx.timestamp,
   );
   attachOutbox(db, { timestamp: ctx.timestamp, nudge: deliverer.nudge });
+  const exports = startExportRunner(db, ctx.timestamp);
   app.addHook('onClose', async () => {
-    await deliverer.stop();
+    await Promise.all([deliverer.stop(), exports.stop()]);
     db.close();
   });
   const routes: ServiceRoute[] = [];

@@ -60,7 +60,10 @@ type Ref =
   | 'rule'
   | 'publicHierarchy'
   | 'publicNode'
-  | 'publicProduct';
+  | 'publicProduct'
+  | 'integration'
+  | 'integrationJob'
+  | 'exportJob';
 
 interface Case {
   params?: Record<string, Ref>;
@@ -106,6 +109,24 @@ const TABLE: Record<string, Case[]> = {
   '/v2/files': [{ expect: STORE }],
   '/v2/files/:fileId': [{ params: { fileId: 'file' }, expect: STORE }],
   '/v2/files/:fileId/content': [{ params: { fileId: 'file' }, expect: STORE }],
+  '/v2/integrations': [{ expect: STORE }],
+  '/v2/integrations/logs': [{ expect: STORE }],
+  '/v2/integrations/:integrationId': [{ params: { integrationId: 'integration' }, expect: STORE }],
+  '/v2/integrations/:integrationId/logs': [
+    { params: { integrationId: 'integration' }, expect: STORE },
+  ],
+  '/v2/integrations/:integrationId/jobs': [
+    { params: { integrationId: 'integration' }, expect: STORE },
+  ],
+  '/v2/integrations/:integrationId/jobs/:jobId': [
+    { params: { integrationId: 'integration', jobId: 'integrationJob' }, expect: STORE },
+  ],
+  '/v2/integrations/:integrationId/jobs/:jobId/logs': [
+    { params: { integrationId: 'integration', jobId: 'integrationJob' }, expect: STORE },
+  ],
+  '/v2/jobs': [{ expect: STORE }],
+  '/v2/jobs/:jobId': [{ params: { jobId: 'exportJob' }, expect: STORE }],
+  '/v2/jobs/:jobId/file': [{ params: { jobId: 'exportJob' }, expect: STORE }],
   '/v2/accounts': [{ expect: STORE }],
   '/v2/accounts/:accountId': [{ params: { accountId: 'account' }, expect: STORE }],
   '/v2/customers': [{ expect: CUSTOMER }],
@@ -468,6 +489,19 @@ beforeAll(async () => {
     })
   ).id;
 
+  // A webhook observing orders (nothing listens on port 9: its deliveries fail and are logged).
+  ids.integration = (
+    await made('POST', '/v2/integrations', admin, {
+      data: {
+        type: 'integration',
+        name: 'Order feed',
+        integration_type: 'webhook',
+        observes: ['order.created'],
+        configuration: { url: 'http://127.0.0.1:9/hooks', secret_key: 'hook-secret' },
+      },
+    })
+  ).id;
+
   const customerTokens = {} as Record<'ann' | 'bob', string>;
   for (const who of ['ann', 'bob'] as const) {
     ids[who] = (
@@ -499,6 +533,18 @@ beforeAll(async () => {
     name: 'Gus Guest',
     email: 'guest@example.com',
   }));
+
+  ids.integrationJob = (
+    await call('GET', `/v2/integrations/${ids.integration}/jobs`, admin)
+  ).json.data[0].id;
+  ids.exportJob = (
+    await made('POST', '/v2/jobs', admin, { data: { type: 'job', job_type: 'order_export' } })
+  ).id;
+  for (let i = 0; i < 100; i += 1) {
+    const job = await call('GET', `/v2/jobs/${ids.exportJob}`, admin);
+    if (job.json.data.status === 'complete') break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 
   headersOf.store = admin;
   headersOf.guest = implicit;

@@ -57,7 +57,11 @@ async function startReceiver(behave: Behaviour = () => 200): Promise<Receiver> {
   return receiver;
 }
 
-async function waitFor<T>(what: string, read: () => Promise<T> | T, ms = 5000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  read: () => Promise<T | false> | T | false,
+  ms = 5000,
+): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const value = await read();
