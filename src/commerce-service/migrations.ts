@@ -1140,6 +1140,8 @@ export const migrations: Migration[] = [
         -- The receiver's answer, cut to 1,000 characters.
         body TEXT,
         error_detail TEXT,
+        -- How long the attempt took, ms.
+        processing_time INTEGER NOT NULL,
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL
       );

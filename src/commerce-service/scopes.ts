@@ -207,6 +207,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v2/jobs': 'store',
   'GET /v2/jobs/:jobId': 'store',
   'GET /v2/jobs/:jobId/file': 'store',
+  'GET /v2/jobs/:jobId/file/content': 'store',
 
   'POST /v2/customers': 'store',
   'GET /v2/customers': 'customer',

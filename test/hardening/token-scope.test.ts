@@ -127,6 +127,7 @@ const TABLE: Record<string, Case[]> = {
   '/v2/jobs': [{ expect: STORE }],
   '/v2/jobs/:jobId': [{ params: { jobId: 'exportJob' }, expect: STORE }],
   '/v2/jobs/:jobId/file': [{ params: { jobId: 'exportJob' }, expect: STORE }],
+  '/v2/jobs/:jobId/file/content': [{ params: { jobId: 'exportJob' }, expect: STORE }],
   '/v2/accounts': [{ expect: STORE }],
   '/v2/accounts/:accountId': [{ params: { accountId: 'account' }, expect: STORE }],
   '/v2/customers': [{ expect: CUSTOMER }],

@@ -96,9 +96,12 @@ describe('order export jobs', () => {
     expect(['pending', 'processing', 'complete']).toContain(queued.body.data.status);
     const job = await finished(queued.body.data.id);
     expect(job.status).toBe('complete');
-    expect(job.links.file).toBe(`/v2/jobs/${job.id}/file`);
+    expect(job.link.href).toBe(`/v2/jobs/${job.id}/file/content`);
 
-    const file = await service.call('GET', `/v2/jobs/${job.id}/file`);
+    // As production: the file endpoint answers where the file is.
+    const where = await service.call('GET', `/v2/jobs/${job.id}/file`);
+    expect(where.body).toEqual({ href: `${service.url}/v2/jobs/${job.id}/file/content` });
+    const file = await service.call('GET', new URL(where.body.href).pathname);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toMatch(/^text\/csv/);
     const rows = parseCsv(file.body);
@@ -118,7 +121,7 @@ describe('order export jobs', () => {
       json: { data: { type: 'job', job_type: 'order_export', filter: `eq(id,${first})` } },
     });
     const job = await finished(queued.body.data.id);
-    const rows = parseCsv((await service.call('GET', `/v2/jobs/${job.id}/file`)).body);
+    const rows = parseCsv((await service.call('GET', `/v2/jobs/${job.id}/file/content`)).body);
     expect(rows).toHaveLength(2);
     expect(rows[1]?.[0]).toBe(first);
   });

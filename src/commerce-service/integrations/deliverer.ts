@@ -64,6 +64,7 @@ interface Outcome {
   statusCode: number | null;
   body: string | null;
   errorDetail: string | null;
+  ms: number;
 }
 
 function isForeignKeyFailure(error: unknown): boolean {
@@ -132,6 +133,8 @@ export function startDeliverer(
     const configuration = JSON.parse(job.configuration) as { url: string; secret_key?: string };
     const timeout = AbortSignal.timeout(settings.timeoutMs);
     const signal = AbortSignal.any([stopping.signal, timeout]);
+    const started = performance.now();
+    const ms = () => Math.round(performance.now() - started);
     try {
       const response = await request(configuration.url, {
         method: 'POST',
@@ -150,13 +153,14 @@ export function startDeliverer(
         statusCode: response.statusCode,
         body: text.slice(0, MAX_LOGGED_BODY),
         errorDetail: succeeded ? null : `The receiver answered ${response.statusCode}.`,
+        ms: ms(),
       };
     } catch (error) {
       if (stopping.signal.aborted) return undefined;
       const detail = timeout.aborted
         ? `No answer within ${settings.timeoutMs} ms.`
         : `The request failed: ${(error as { code?: string }).code ?? (error as Error).message}.`;
-      return { succeeded: false, statusCode: null, body: null, errorDetail: detail };
+      return { succeeded: false, statusCode: null, body: null, errorDetail: detail, ms: ms() };
     }
   }
 
@@ -165,8 +169,8 @@ export function startDeliverer(
     cachedStatement(
       db,
       `INSERT INTO integration_logs (id, store_id, integration_id, job_id, attempt, succeeded,
-         status_code, body, error_detail, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         status_code, body, error_detail, processing_time, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       newId(),
       job.store_id,
@@ -177,6 +181,7 @@ export function startDeliverer(
       outcome.statusCode,
       outcome.body,
       outcome.errorDetail,
+      outcome.ms,
       now,
       now,
     );

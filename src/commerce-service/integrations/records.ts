@@ -54,6 +54,7 @@ export interface IntegrationLogRow {
   status_code: number | null;
   body: string | null;
   error_detail: string | null;
+  processing_time: number;
   created_at: string;
   updated_at: string;
 }
@@ -113,6 +114,7 @@ export function presentLog(row: IntegrationLogRow) {
     body: row.body ?? '',
     status_code: row.status_code,
     error_detail: row.error_detail ?? '',
+    processing_time: row.processing_time,
     relationships: {
       integration: { data: { type: 'integration', id: row.integration_id } },
       job: { data: { type: 'integration-job', id: row.job_id } },

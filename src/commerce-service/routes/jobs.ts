@@ -2,7 +2,9 @@
  * Export jobs (`/v2/jobs`): `POST {data:{type:"job",job_type:"order_export",filter?}}` queues
  * an export of the store's orders (the filter in `GET /v2/orders` syntax, judged before the
  * job is made) and answers 202; `GET /v2/jobs/{id}` shows its status (pending, processing,
- * complete, failed) and `GET /v2/jobs/{id}/file` answers the CSV once complete.
+ * complete, failed). Once complete, `GET /v2/jobs/{id}/file` answers `{href}` as production
+ * does (there a pre-signed link to the file) and the href, `GET /v2/jobs/{id}/file/content`,
+ * answers the CSV itself (with the store's token, as `/v2/files/{id}/content` does).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ServiceContext } from '../context.ts';
@@ -30,10 +32,10 @@ function presentJob(row: ExportJobRow) {
     status: row.status,
     ...(row.filter === null ? {} : { filter: row.filter }),
     ...(row.error === null ? {} : { error: row.error }),
-    links: {
-      self: `/v2/jobs/${row.id}`,
-      ...(row.status === 'complete' ? { file: `/v2/jobs/${row.id}/file` } : {}),
-    },
+    // The js-sdk's Job reads `link.href` (the file) and `timestamps` at the top.
+    ...(row.status === 'complete' ? { link: { href: `/v2/jobs/${row.id}/file/content` } } : {}),
+    timestamps: { created_at: row.created_at, updated_at: row.updated_at },
+    links: { self: `/v2/jobs/${row.id}` },
     meta: { timestamps: { created_at: row.created_at, updated_at: row.updated_at } },
   };
 }
@@ -109,15 +111,25 @@ export function jobRoutes(ctx: ServiceContext): FastifyPluginAsync {
       data: presentJob(findJob(db, request.store.id, request.params.jobId)),
     }));
 
-    app.get<{ Params: { jobId: string } }>('/jobs/:jobId/file', async (request, reply) => {
-      const job = findJob(db, request.store.id, request.params.jobId, '*');
-      if (job.status !== 'complete' || job.file === null) {
+    const completed = (job: ExportJobRow): ExportJobRow => {
+      if (job.status !== 'complete') {
         throw conflict(`Job ${job.id} is ${job.status}; its file is ready once it is complete.`);
       }
+      return job;
+    };
+
+    app.get<{ Params: { jobId: string } }>('/jobs/:jobId/file', async (request) => {
+      const job = completed(findJob(db, request.store.id, request.params.jobId));
+      const origin = `${request.protocol}://${request.host}`;
+      return { href: `${origin}/v2/jobs/${job.id}/file/content` };
+    });
+
+    app.get<{ Params: { jobId: string } }>('/jobs/:jobId/file/content', async (request, reply) => {
+      const job = completed(findJob(db, request.store.id, request.params.jobId, '*'));
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="orders-${job.id}.csv"`)
-        .send(job.file);
+        .send(job.file ?? '');
     });
   };
 }
