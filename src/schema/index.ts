@@ -14,11 +14,13 @@ import { CustomApis } from './custom-api.ts';
 import { Entries } from './custom-api-entry.ts';
 import { federate } from './federation.ts';
 import { Files } from './file.ts';
+import { ExportJobs, Integrations } from './integration.ts';
+import './integration-mutations.ts';
 import { Orders } from './order.ts';
 import { resourceEntities } from './resource.ts';
 import './customer.ts';
 
 export const schema = federate(
   builder.toSchema(),
-  resourceEntities([Orders, Accounts, Files, CustomApis, Entries]),
+  resourceEntities([Orders, Accounts, Files, CustomApis, Entries, Integrations, ExportJobs]),
 );
