@@ -1,6 +1,6 @@
 /** Small helpers the benchmarks share: autocannon's typed entry, medians, CPU of a process. */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { fetchClientToken } from '../src/upstream/oauth.ts';
@@ -45,11 +45,22 @@ const TICKS_PER_SECOND = 100;
 
 /** CPU time (user + system, all threads) a process has used so far, in microseconds. */
 export function processCpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of /proc/PID/stat, 12 and 13 after the name.
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1_000_000) / TICKS_PER_SECOND;
+  // The scheduler's nanosecond count summed over the process's threads: /proc/PID/stat counts
+  // clock ticks (10 ms), which quantises a block of 500 serial requests to about ±3%.
+  try {
+    let nanos = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const line = readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8');
+      nanos += Number(line.slice(0, line.indexOf(' ')));
+    }
+    return nanos / 1000;
+  } catch {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of /proc/PID/stat, 12 and 13 after the name.
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1_000_000) / TICKS_PER_SECOND;
+  }
 }
 
 /** Resident set size of a process, in MB. */

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Plugin, YogaLogger } from 'graphql-yoga';
 import { pino } from 'pino';
+import { requestStates } from './request-state.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -184,7 +185,7 @@ export interface RequestLogOptions {
  * well-formed incoming `x-request-id`), or a fresh one when the request never reached execution.
  */
 export function requestLogPlugin(options: RequestLogOptions): Plugin {
-  const states = new WeakMap<Request, RequestState>();
+  const states = requestStates<RequestState>('logging');
   const quiet = new Set(options.quietPaths ?? ['/healthz', '/readyz']);
   return {
     onRequest({ request }) {

@@ -1,11 +1,12 @@
 /**
  * Prometheus metrics, kept in a prom-client registry of the gateway's own (never the global
  * one) and written in the text exposition format on `GET /metrics` (or on a port of their own:
- * `metricsListener`). prom-client over a hand-written exposition was decided by measurement
- * (README, "Library or hand-written"): its per-request cost is below what the peers bench can
- * tell apart. Collecting happens in hooks that run anyway: one small state object per request,
- * two `performance.now()` calls, a counter, a histogram or two, and a counter per upstream
- * attempt (keyed by its route template, src/upstream/route-template.ts).
+ * `metricsListener`). The registry, its rendering and the scrape-time families are prom-client's;
+ * the families written on every request and upstream attempt are ./metric-families.ts's, which
+ * measured cheaper per request (README, "Library or hand-written").
+ * Collecting happens in hooks that run anyway: one small state object per request, two
+ * `performance.now()` calls, a counter, a histogram or two, and a counter per upstream attempt
+ * (keyed by its route template, src/upstream/route-template.ts).
  *
  * Beside the gateway's own families: an upstream latency histogram by method and route template
  * (each attempt, from the observer), `gateway_build_info`, the typed schema's refreshes (read
@@ -30,10 +31,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { BreakerState, UpstreamAttempt, UpstreamObserver } from '../upstream/index.ts';
 import { packageVersion } from './build-info.ts';
 import { requestedOperationName } from './logging.ts';
+import { FastCounter, FastGauge, FastHistogram } from './metric-families.ts';
+import { requestStates } from './request-state.ts';
 
 /** What the typed schema's source says of its refreshes (./typed-schema-source.ts). */
 export interface SchemaRefreshState {
@@ -131,47 +134,51 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const path = options.path === undefined ? '/metrics' : options.path;
   const registry = new Registry();
   const registers = [registry];
-  const requests = new Counter({
-    name: 'gateway_graphql_requests_total',
-    help: 'GraphQL requests by operation name and outcome (ok or the first error code).',
-    labelNames: ['operation', 'outcome'] as const,
-    registers,
-  });
-  const latency = new Histogram({
-    name: 'gateway_graphql_request_duration_seconds',
-    help: 'Time from request to response of GraphQL requests.',
-    labelNames: ['operation'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const callsPerOperation = new Histogram({
-    name: 'gateway_graphql_upstream_calls_per_operation',
-    help: 'Upstream calls (retries not counted) one executed operation made.',
-    buckets: CALL_BUCKETS,
-    registers,
-  });
-  const inFlight = new Gauge({
-    name: 'gateway_http_requests_in_flight',
-    help: 'HTTP requests being served now (scrapes excluded).',
-    registers,
-  });
-  const upstreamCalls = new Counter({
-    name: 'gateway_upstream_requests_total',
-    help: 'Upstream HTTP attempts by method, route template and status (or failure reason).',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers,
-  });
-  const retries = new Counter({
-    name: 'gateway_upstream_retries_total',
-    help: 'Upstream attempts that were retries of a failed one.',
-    labelNames: ['method'] as const,
-    registers,
-  });
-  const rateLimited = new Counter({
-    name: 'gateway_upstream_rate_limited_total',
-    help: 'Upstream answers with status 429.',
-    registers,
-  });
+  // The families written per request and per attempt are ./metric-families.ts's (measured
+  // cheaper); the rest are prom-client's.
+  const requests = new FastCounter(
+    'gateway_graphql_requests_total',
+    'GraphQL requests by operation name and outcome (ok or the first error code).',
+    ['operation', 'outcome'],
+    registry,
+  );
+  const latency = new FastHistogram(
+    'gateway_graphql_request_duration_seconds',
+    'Time from request to response of GraphQL requests.',
+    ['operation'],
+    LATENCY_BUCKETS,
+    registry,
+  );
+  const callsPerOperation = new FastHistogram(
+    'gateway_graphql_upstream_calls_per_operation',
+    'Upstream calls (retries not counted) one executed operation made.',
+    [],
+    CALL_BUCKETS,
+    registry,
+  );
+  const inFlight = new FastGauge(
+    'gateway_http_requests_in_flight',
+    'HTTP requests being served now (scrapes excluded).',
+    registry,
+  );
+  const upstreamCalls = new FastCounter(
+    'gateway_upstream_requests_total',
+    'Upstream HTTP attempts by method, route template and status (or failure reason).',
+    ['method', 'route', 'status'],
+    registry,
+  );
+  const retries = new FastCounter(
+    'gateway_upstream_retries_total',
+    'Upstream attempts that were retries of a failed one.',
+    ['method'],
+    registry,
+  );
+  const rateLimited = new FastCounter(
+    'gateway_upstream_rate_limited_total',
+    'Upstream answers with status 429.',
+    [],
+    registry,
+  );
   const breaker = new Gauge({
     name: 'gateway_upstream_circuit_breaker_state',
     help: 'State of the upstream circuit breaker (1 for the current one).',
@@ -184,13 +191,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       }
     },
   });
-  const upstreamLatency = new Histogram({
-    name: 'gateway_upstream_request_duration_seconds',
-    help: 'Time of each upstream HTTP attempt, from sending to its answer or failure, by method and route template.',
-    labelNames: ['method', 'route'] as const,
-    buckets: UPSTREAM_LATENCY_BUCKETS,
-    registers,
-  });
+  const upstreamLatency = new FastHistogram(
+    'gateway_upstream_request_duration_seconds',
+    'Time of each upstream HTTP attempt, from sending to its answer or failure, by method and route template.',
+    ['method', 'route'],
+    UPSTREAM_LATENCY_BUCKETS,
+    registry,
+  );
   new Gauge({
     name: 'gateway_build_info',
     help: 'The running build: the package version and the Node version (always 1).',
@@ -245,7 +252,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   /** Operation names admitted as label values. */
   const operations = new Set<string>();
   const outcomes = new Set<string>();
-  const states = new WeakMap<Request, RequestState>();
+  const states = requestStates<RequestState>('metrics');
 
   /**
    * The operation label of a name that executed: one already admitted, else admitted while
@@ -346,8 +353,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         : unexecuted(state.params);
       let outcome = state.outcome ?? 'ok';
       if (outcome === 'ok' && response.status >= 400) outcome = 'ERROR';
-      requests.inc({ operation, outcome });
-      latency.observe({ operation }, (performance.now() - state.started) / 1000);
+      requests.inc(operation, outcome);
+      latency.observe((performance.now() - state.started) / 1000, operation);
       if (state.budget !== undefined) callsPerOperation.observe(state.budget.used);
     },
   };
@@ -357,17 +364,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     attemptEnd(attempt: UpstreamAttempt, started: unknown) {
       const { method, status } = attempt;
       if (typeof started === 'number') {
-        upstreamLatency.observe(
-          { method, route: attempt.route },
-          (performance.now() - started) / 1000,
-        );
+        upstreamLatency.observe((performance.now() - started) / 1000, method, attempt.route);
       }
       const key: number | string =
         status > 0
           ? status
           : ((attempt.error as { reason?: string } | undefined)?.reason ?? 'error');
-      upstreamCalls.inc({ method, route: attempt.route, status: String(key) });
-      if (attempt.retry > 0) retries.inc({ method });
+      upstreamCalls.inc(method, attempt.route, String(key));
+      if (attempt.retry > 0) retries.inc(method);
       if (status === 429) rateLimited.inc();
     },
   };

@@ -42,6 +42,7 @@ import {
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { Plugin } from 'graphql-yoga';
 import type { UpstreamAttempt, UpstreamObserver } from '../upstream/index.ts';
+import { requestStates } from './request-state.ts';
 
 export interface Tracing {
   readonly plugin: Plugin;
@@ -147,7 +148,7 @@ export function createTracing(options: {
   const recordDocument = options.graphqlDocument === true;
   const upstream = originAttributes(options.origin);
   const propagator = new W3CTraceContextPropagator();
-  const spans = new WeakMap<Request, RequestSpan>();
+  const spans = requestStates<RequestSpan>('tracing');
 
   const plugin: Plugin = {
     onRequest({ request, url, serverContext }) {

@@ -17,25 +17,32 @@ export interface CallBudget {
   consume(what: string): void;
 }
 
-export function createCallBudget(limit: number): CallBudget {
-  let used = 0;
-  const refuse = (needed: number, what: string): never => {
+/** A class rather than closures: one is made for every operation. */
+class OperationBudget implements CallBudget {
+  used = 0;
+  readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  ensure(calls: number, what: string): void {
+    if (this.used + calls > this.limit) this.refuse(calls, what);
+  }
+
+  consume(what: string): void {
+    if (this.used + 1 > this.limit) this.refuse(1, what);
+    this.used += 1;
+  }
+
+  private refuse(needed: number, what: string): never {
     throw new UpstreamBudgetExceededError(
-      `${what} needs ${needed} upstream call(s) but this operation has ${limit - used} of its ` +
-        `${limit} left; ask for fewer records per page or split the query`,
+      `${what} needs ${needed} upstream call(s) but this operation has ${this.limit - this.used} ` +
+        `of its ${this.limit} left; ask for fewer records per page or split the query`,
     );
-  };
-  return {
-    limit,
-    get used() {
-      return used;
-    },
-    ensure(calls, what) {
-      if (used + calls > limit) refuse(calls, what);
-    },
-    consume(what) {
-      if (used + 1 > limit) refuse(1, what);
-      used += 1;
-    },
-  };
+  }
+}
+
+export function createCallBudget(limit: number): CallBudget {
+  return new OperationBudget(limit);
 }

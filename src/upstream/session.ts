@@ -150,6 +150,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
     // Object.assign, which would read a getter and build it for every request.
     let signal: AbortSignal | undefined;
     let abortOperation: ((reason: unknown) => void) | undefined;
+    let clearDeadline: (() => void) | undefined;
     const getSignal = (): AbortSignal => {
       if (signal === undefined) {
         // One controller, one unref'd timer and one listener: what AbortSignal.timeout +
@@ -173,7 +174,9 @@ export function createContextFactory(options: ContextFactoryOptions) {
           );
         if (source?.aborted) clientClosed();
         else source?.addEventListener('abort', clientClosed, { once: true });
-        signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+        clearDeadline = () => clearTimeout(timer);
+        // Aborting also clears the deadline timer.
+        signal.addEventListener('abort', clearDeadline, { once: true });
         // Every upstream call in flight listens on it (one listener per attempt, removed after),
         // and an operation may have as many in flight as its budget: Node's default of 10
         // listeners would warn of a leak for any query with more than 10 calls at once.
@@ -204,6 +207,18 @@ export function createContextFactory(options: ContextFactoryOptions) {
       return client;
     };
 
+    // Calls not yet settled (sent, queued for a slot or waiting to retry): finish() aborts only
+    // when there is one, since an abort dispatches an event through every listener.
+    let open = 0;
+    const settled = () => {
+      open -= 1;
+    };
+    const track = (call: Promise<UpstreamResponse>): Promise<UpstreamResponse> => {
+      open += 1;
+      call.then(settled, settled);
+      return call;
+    };
+
     const getCache = new Map<string, Promise<UpstreamResponse>>();
     const byIdLoaders = new Map<string, DataLoader<string, JsonObject | null>>();
 
@@ -211,7 +226,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
       const key = JSON.stringify([segments, query ?? {}]);
       let pending = getCache.get(key);
       if (pending === undefined) {
-        pending = upstream().request({ method: 'GET', segments, query });
+        pending = track(upstream().request({ method: 'GET', segments, query }));
         // A failed GET is not remembered: a later field may legitimately try again.
         pending.catch(() => getCache.delete(key));
         getCache.set(key, pending);
@@ -227,7 +242,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
       callerHeaders: request.headers,
       forwardHeaderNames: forwardNames,
       async write(writeRequest) {
-        const response = await upstream().request(writeRequest);
+        const response = await track(upstream().request(writeRequest));
         getCache.clear();
         for (const loader of byIdLoaders.values()) loader.clearAll();
         return response;
@@ -253,8 +268,8 @@ export function createContextFactory(options: ContextFactoryOptions) {
         return loader;
       },
       finish() {
-        // Aborting also clears the deadline timer (its abort listener).
-        abortOperation?.(FINISHED);
+        if (open > 0) abortOperation?.(FINISHED);
+        else clearDeadline?.();
       },
     };
     return context;
