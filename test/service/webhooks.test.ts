@@ -229,6 +229,11 @@ describe('webhook delivery', () => {
       [3, true, 204],
     ]);
     expect(logs[0].error_detail).toBe('The receiver answered 503.');
+    const picked = await service.call(
+      'GET',
+      `/v2/integrations/logs?filter=in(id,${logs[2].id},${logs[0].id})`,
+    );
+    expect(picked.body.data.map((log: any) => log.attempt)).toEqual([1, 3]);
 
     const jobs = await service.call('GET', `/v2/integrations/${integrationId}/jobs`);
     expect(jobs.body.data).toHaveLength(1);

@@ -19,7 +19,12 @@ import {
   presentJob,
   presentLog,
 } from '../integrations/records.ts';
-import { creationOrderListSpec, listResources, standardListSpec } from '../listing.ts';
+import {
+  creationOrderListSpec,
+  type ListAttribute,
+  listResources,
+  standardListSpec,
+} from '../listing.ts';
 import type { JsonObject } from '../request-body.ts';
 
 function findIntegration(db: Db, storeId: string, id: string): IntegrationRow {
@@ -52,8 +57,13 @@ export function integrationRoutes(ctx: ServiceContext): FastifyPluginAsync {
       name: { column: 'name', kind: 'string', ops: ['eq', 'like'] },
     },
   });
-  const logSpec = creationOrderListSpec({});
+  // `eq`/`in` on id: what a client (the gateway's node lookups) needs to read rows it knows.
+  const byId: Record<string, ListAttribute> = {
+    id: { column: 'id', kind: 'id', ops: ['eq', 'in'] },
+  };
+  const logSpec = creationOrderListSpec({ ...byId });
   const jobSpec = creationOrderListSpec({
+    ...byId,
     status: { column: 'status', kind: 'string', ops: ['eq', 'in'] },
     triggered_by: { column: 'triggered_by', kind: 'string', ops: ['eq', 'in'] },
   });
