@@ -572,12 +572,14 @@ beforeAll(async () => {
     'Secret range',
     'Secret shelf',
   ];
-  foreignTo.store = [];
-  foreignTo.guest = everyone;
-  foreignTo.account = everyone;
+  // An integration's secret key is nobody's to read, the store's token included.
+  foreignTo.store = ['hook-secret'];
+  foreignTo.guest = [...everyone, 'hook-secret'];
+  foreignTo.account = [...everyone, 'hook-secret'];
   foreignTo.ann = everyone.filter(
     (v) => v !== 'ann@example.com' && v !== ids.ann && v !== ids.annOrder,
   );
+  foreignTo.ann.push('hook-secret');
 });
 afterAll(() => app?.close());
 
