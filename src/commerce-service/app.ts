@@ -4,11 +4,20 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createAuthenticator } from './auth.ts';
-import { type ClientCredentials, DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from './config.ts';
+import {
+  type ClientCredentials,
+  DEFAULT_SIGN_IN_LIMITS,
+  DEFAULT_WEBHOOK_DELIVERY,
+  type SignInLimits,
+  type WebhookDelivery,
+} from './config.ts';
 import type { RouteModule, ServiceContext } from './context.ts';
 import { createCustomerResolver } from './customers.ts';
 import { openDatabase } from './db.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './errors.ts';
+import { startDeliverer } from './integrations/deliverer.ts';
+import { attachOutbox } from './integrations/events.ts';
+import { startExportRunner } from './jobs/order-export.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { cartRoutes } from './routes/carts.ts';
 import { catalogRuleRoutes } from './routes/catalog-rules.ts';
@@ -18,8 +27,10 @@ import { customFieldRoutes } from './routes/custom-fields.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { entryRoutes } from './routes/entries.ts';
 import { fileRoutes } from './routes/files.ts';
+import { integrationRoutes } from './routes/integrations.ts';
 import { inventoryRoutes } from './routes/inventories.ts';
 import { inventoryLocationRoutes } from './routes/inventory-locations.ts';
+import { jobRoutes } from './routes/jobs.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { pcmHierarchyRoutes } from './routes/pcm-hierarchies.ts';
@@ -60,6 +71,8 @@ export interface CommerceServiceOptions {
   now?: Clock;
   /** Failed sign-in limits (src/config.ts); each default as there. */
   signInLimits?: Partial<SignInLimits>;
+  /** How integration events are delivered (src/commerce-service/config.ts); each default as there. */
+  webhooks?: Partial<WebhookDelivery>;
 }
 
 /** A route the service registered: its method and url as declared (prefix included). */
@@ -98,6 +111,8 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     inventoryRoutes,
     stockTransactionRoutes,
     inventoryLocationRoutes,
+    integrationRoutes,
+    jobRoutes,
   ],
   // The Product Experience Manager (the catalog's admin API): every route is the store's
   // (client_credentials) in scopes.ts.
@@ -150,7 +165,16 @@ export async function createCommerceService(
     db.close();
     throw error;
   }
+  // Delivery starts with the service and resumes whatever the outbox still holds.
+  const deliverer = startDeliverer(
+    db,
+    { ...DEFAULT_WEBHOOK_DELIVERY, ...options.webhooks },
+    ctx.timestamp,
+  );
+  attachOutbox(db, { timestamp: ctx.timestamp, nudge: deliverer.nudge });
+  const exports = startExportRunner(db, ctx.timestamp);
   app.addHook('onClose', async () => {
+    await Promise.all([deliverer.stop(), exports.stop()]);
     db.close();
   });
   const routes: ServiceRoute[] = [];

@@ -52,6 +52,28 @@ export const DEFAULT_SIGN_IN_LIMITS: Readonly<SignInLimits> = {
   windowMs: 15 * 60 * 1000,
 };
 
+/**
+ * How the outbox deliverer posts integration events (integrations/deliverer.ts). Defaults follow
+ * production's documented rules (an attempt fails past 10 s); tests shorten every delay.
+ */
+export interface WebhookDelivery {
+  /** An attempt that has not answered within this many ms fails. Default 10,000. */
+  timeoutMs: number;
+  /** Attempts per event and integration, the first included. Default 6. */
+  maxAttempts: number;
+  /** Wait before the second attempt, ms; each later one waits 4× the one before. Default 1,000. */
+  retryDelayMs: number;
+  /** How often the outbox is read for due deliveries besides the nudge of each event, ms. Default 1,000. */
+  pollMs: number;
+}
+
+export const DEFAULT_WEBHOOK_DELIVERY: Readonly<WebhookDelivery> = {
+  timeoutMs: 10_000,
+  maxAttempts: 6,
+  retryDelayMs: 1_000,
+  pollMs: 1_000,
+};
+
 /** A variable of the environment that cannot be used; the message names it. */
 export class ConfigError extends Error {
   override name = 'ConfigError';

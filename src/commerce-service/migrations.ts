@@ -1169,4 +1169,89 @@ export const migrations: Migration[] = [
       CREATE INDEX promotion_usages_shopper ON promotion_usages (code_id, customer_id);
     `,
   },
+  {
+    // Integrations (webhooks) and their outbox: a job is one event's delivery to one
+    // integration, written in the transaction of the change that caused the event; the
+    // deliverer attempts it until it succeeds or runs out of attempts, a log row per attempt.
+    id: '0820-integrations',
+    sql: `
+      CREATE TABLE integrations (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT,
+        enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+        integration_type TEXT NOT NULL CHECK (integration_type IN ('webhook', 'aws_sqs', 'stomp')),
+        -- JSON array of event names.
+        observes TEXT NOT NULL,
+        -- JSON object, secrets included: never presented as stored (integrations/present.ts).
+        configuration TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX integrations_created ON integrations (store_id, created_at, id);
+      CREATE INDEX integrations_updated ON integrations (store_id, updated_at, id);
+      CREATE INDEX integrations_id ON integrations (store_id, id);
+
+      CREATE TABLE integration_jobs (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        integration_id TEXT NOT NULL REFERENCES integrations(id) ON DELETE CASCADE,
+        triggered_by TEXT NOT NULL,
+        -- JSON {data, included}: the resource as it was when the event happened.
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        -- Epoch ms of the next attempt while pending.
+        next_attempt_at INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX integration_jobs_due ON integration_jobs (next_attempt_at) WHERE status = 'pending';
+      CREATE INDEX integration_jobs_created ON integration_jobs (store_id, integration_id, created_at, id);
+
+      CREATE TABLE integration_logs (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        integration_id TEXT NOT NULL REFERENCES integrations(id) ON DELETE CASCADE,
+        job_id TEXT NOT NULL REFERENCES integration_jobs(id) ON DELETE CASCADE,
+        attempt INTEGER NOT NULL,
+        succeeded INTEGER NOT NULL CHECK (succeeded IN (0, 1)),
+        status_code INTEGER,
+        -- The receiver's answer, cut to 1,000 characters.
+        body TEXT,
+        error_detail TEXT,
+        -- How long the attempt took, ms.
+        processing_time INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX integration_logs_store ON integration_logs (store_id, created_at, id);
+      CREATE INDEX integration_logs_integration
+        ON integration_logs (store_id, integration_id, created_at, id);
+      CREATE INDEX integration_logs_job ON integration_logs (store_id, job_id, created_at, id);
+    `,
+  },
+  {
+    // Order exports (/v2/jobs): queued by the request, run in the background, the file kept
+    // with the job.
+    id: '0830-jobs',
+    sql: `
+      CREATE TABLE export_jobs (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        job_type TEXT NOT NULL CHECK (job_type IN ('order_export')),
+        status TEXT NOT NULL CHECK (status IN ('pending', 'processing', 'complete', 'failed')),
+        filter TEXT,
+        file TEXT,
+        error TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX export_jobs_created ON export_jobs (store_id, created_at, id);
+      CREATE INDEX export_jobs_updated ON export_jobs (store_id, updated_at, id);
+      CREATE INDEX export_jobs_id ON export_jobs (store_id, id);
+      CREATE INDEX export_jobs_pending ON export_jobs (created_at) WHERE status IN ('pending', 'processing');
+    `,
+  },
 ];

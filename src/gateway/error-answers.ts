@@ -57,18 +57,62 @@ export function errorEchoPlugin(): Plugin {
   };
 }
 
+/** Where graphql-js prints a client's input object or list in a coercion message. */
+const QUOTED_INPUT = /(got invalid value |found: )([{[])/g;
+
+/** The end (exclusive) of the object or list printed from `start`: brackets balanced outside strings. */
+function printedEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth += 1;
+    else if (c === '}' || c === ']') {
+      depth -= 1;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return text.length;
+}
+
+/**
+ * A variable coercion message without the objects and lists it quotes: graphql-js prints the
+ * whole input object around the field at fault (`got invalid value { name: "…", secretKey:
+ * "…", sneaky: 1 }; … unknown field "sneaky", found: { … }`), so a password or secret key sent
+ * beside a mistake came back in the answer. Each becomes `{…}` (a list `[…]`); the path and the
+ * reason stay, and a scalar at fault is still quoted.
+ */
+export function withoutQuotedInput(message: string): string {
+  if (!message.startsWith('Variable "$')) return message;
+  let out = '';
+  let from = 0;
+  for (const match of message.matchAll(QUOTED_INPUT)) {
+    const open = match.index + (match[1]?.length ?? 0);
+    if (open < from) continue;
+    out += `${message.slice(from, open)}${match[2] === '{' ? '{…}' : '[…]'}`;
+    from = printedEnd(message, open);
+  }
+  return out + message.slice(from);
+}
+
 /**
  * graphql-js reports variable coercion failures ("Variable "$x" got invalid value …") and a few
  * operation-level failures without any code. Every error a client receives carries one:
- * coercion → BAD_USER_INPUT, other request-level errors → BAD_REQUEST.
+ * coercion → BAD_USER_INPUT (its quoted input object cut: withoutQuotedInput), other
+ * request-level errors → BAD_REQUEST.
  */
 export function errorCodesPlugin(): Plugin {
   const withCode = (error: GraphQLError): GraphQLError => {
     if (typeof error.extensions?.code === 'string') return error;
-    const coded = /^Variable "\$/.test(error.message)
-      ? new BadUserInputError(error.message)
-      : new BadRequestError(error.message);
-    return new GraphQLError(error.message, {
+    const message = withoutQuotedInput(error.message);
+    const coded = /^Variable "\$/.test(message)
+      ? new BadUserInputError(message)
+      : new BadRequestError(message);
+    return new GraphQLError(message, {
       nodes: error.nodes,
       source: error.source,
       positions: error.positions,

@@ -16,6 +16,8 @@ import { CustomApis } from './custom-api.ts';
 import { Entries } from './custom-api-entry.ts';
 import { federate } from './federation.ts';
 import { Files } from './file.ts';
+import { ExportJobs, Integrations } from './integration.ts';
+import './integration-mutations.ts';
 import { Orders } from './order.ts';
 import { RulePromotions, StandardPromotions } from './promotion.ts';
 import { resourceEntities } from './resource.ts';
@@ -32,5 +34,7 @@ export const schema = federate(
     Entries,
     StandardPromotions.Promotions,
     RulePromotions.Promotions,
+    Integrations,
+    ExportJobs,
   ]),
 );

@@ -166,6 +166,16 @@ const journey = (() => {
       billingAddress: ADDRESS,
     }),
     deleteCart: m('deleteCart', 'DeleteCartInput', 'deletedCartId', { cartId: ids.cartId }),
+    createIntegration: m('createIntegration', 'CreateIntegrationInput', 'integration { id }', {
+      name: 'Feed',
+      observes: ['order.created'],
+      url: 'http://127.0.0.1:9/hooks',
+      secretKey: 'hook-s3cret',
+    }),
+    updateIntegration: m('updateIntegration', 'UpdateIntegrationInput', 'integration { id }', {
+      integrationId: ids.cartId,
+      name: 'Feed',
+    }),
   };
 })();
 
@@ -753,6 +763,44 @@ function buildCases(): Case[] {
       add({ name: `${mutation} ${field} as a number`, request: build({ [field]: 42 }) });
     }
   }
+  // --- 13. Integrations: URLs, events, names and the secret, judged before any call ---------
+  for (const [field, value] of [
+    ['url', 'ftp://example.com/'],
+    ['url', 'javascript:alert(1)'],
+    ['url', 'file:///etc/passwd'],
+    ['url', 'not a url'],
+    ['url', 'http://user:hook-s3cret@example.com/'],
+    ['url', `http://example.com/${'a'.repeat(2100)}`],
+    ['url', null],
+    ['observes', []],
+    ['observes', ['order.exploded']],
+    ['observes', ['Order.Created']],
+    ['observes', Array.from({ length: 51 }, () => 'order.created')],
+    ['name', ' '],
+    ['name', 'n'.repeat(256)],
+    ['description', 'd'.repeat(1001)],
+    ['secretKey', ''],
+    ['secretKey', 's'.repeat(256)],
+    ['enabled', 'yes'],
+    ['integrationType', 'webhook'],
+  ] as const) {
+    add({
+      name: `createIntegration ${field} = ${JSON.stringify(value).slice(0, 30)}`,
+      request: journey.createIntegration({ [field]: value }),
+      secret: 'hook-s3cret',
+    });
+  }
+  for (const [field, value] of [
+    ['integrationId', 'not-a-uuid'],
+    ['name', undefined],
+    ['url', 'gopher://example.com/'],
+  ] as const) {
+    add({
+      name: `updateIntegration ${field} = ${JSON.stringify(value ?? 'nothing to change')}`,
+      request: journey.updateIntegration({ [field]: value }),
+    });
+  }
+
   add({
     name: 'checkoutCart without a customer (and no customer token)',
     request: journey.checkout({ customer: undefined }),

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capEcho, MAX_ECHO, MAX_NAME_LENGTH } from '../../src/gateway/armor.ts';
+import { withoutQuotedInput } from '../../src/gateway/error-answers.ts';
 import { type Stack, startStack } from '../support/harness.ts';
 
 const BIG = 300_000;
@@ -74,6 +75,29 @@ for (const fastPath of [true, false]) {
     });
   });
 }
+
+describe('withoutQuotedInput', () => {
+  it('drops the input object graphql-js quotes around a mistake, keeping the path and reason', () => {
+    expect(
+      withoutQuotedInput(
+        'Variable "$i" got invalid value { name: "a; at \\"b", secretKey: "s3cret", x: 1 }; Field "x" is not defined by type "In".',
+      ),
+    ).toBe('Variable "$i" got invalid value {…}; Field "x" is not defined by type "In".');
+    expect(
+      withoutQuotedInput(
+        'Variable "$i" got invalid value { a: { b: "}" }, k: "s3cret" }; Expected value of type "In" not to include unknown field "x", found: { k: "s3cret", x: [1] }.',
+      ),
+    ).toBe(
+      'Variable "$i" got invalid value {…}; Expected value of type "In" not to include unknown field "x", found: {…}.',
+    );
+    expect(
+      withoutQuotedInput('Variable "$i" got invalid value ["s3cret", 1] at "i.list[1]"; bad'),
+    ).toBe('Variable "$i" got invalid value […] at "i.list[1]"; bad');
+    const scalar =
+      'Variable "$n" got invalid value "x"; Int cannot represent non-integer value: "x"';
+    expect(withoutQuotedInput(scalar)).toBe(scalar);
+  });
+});
 
 describe('capEcho', () => {
   it('leaves ordinary messages alone', () => {

@@ -63,7 +63,10 @@ type Ref =
   | 'publicProduct'
   | 'promotion'
   | 'rulePromotion'
-  | 'promoCode';
+  | 'promoCode'
+  | 'integration'
+  | 'integrationJob'
+  | 'exportJob';
 
 interface Case {
   params?: Record<string, Ref>;
@@ -109,6 +112,25 @@ const TABLE: Record<string, Case[]> = {
   '/v2/files': [{ expect: STORE }],
   '/v2/files/:fileId': [{ params: { fileId: 'file' }, expect: STORE }],
   '/v2/files/:fileId/content': [{ params: { fileId: 'file' }, expect: STORE }],
+  '/v2/integrations': [{ expect: STORE }],
+  '/v2/integrations/logs': [{ expect: STORE }],
+  '/v2/integrations/:integrationId': [{ params: { integrationId: 'integration' }, expect: STORE }],
+  '/v2/integrations/:integrationId/logs': [
+    { params: { integrationId: 'integration' }, expect: STORE },
+  ],
+  '/v2/integrations/:integrationId/jobs': [
+    { params: { integrationId: 'integration' }, expect: STORE },
+  ],
+  '/v2/integrations/:integrationId/jobs/:jobId': [
+    { params: { integrationId: 'integration', jobId: 'integrationJob' }, expect: STORE },
+  ],
+  '/v2/integrations/:integrationId/jobs/:jobId/logs': [
+    { params: { integrationId: 'integration', jobId: 'integrationJob' }, expect: STORE },
+  ],
+  '/v2/jobs': [{ expect: STORE }],
+  '/v2/jobs/:jobId': [{ params: { jobId: 'exportJob' }, expect: STORE }],
+  '/v2/jobs/:jobId/file': [{ params: { jobId: 'exportJob' }, expect: STORE }],
+  '/v2/jobs/:jobId/file/content': [{ params: { jobId: 'exportJob' }, expect: STORE }],
   '/v2/accounts': [{ expect: STORE }],
   '/v2/accounts/:accountId': [{ params: { accountId: 'account' }, expect: STORE }],
   '/v2/customers': [{ expect: CUSTOMER }],
@@ -517,6 +539,19 @@ beforeAll(async () => {
     })
   ).id;
 
+  // A webhook observing orders (nothing listens on port 9: its deliveries fail and are logged).
+  ids.integration = (
+    await made('POST', '/v2/integrations', admin, {
+      data: {
+        type: 'integration',
+        name: 'Order feed',
+        integration_type: 'webhook',
+        observes: ['order.created'],
+        configuration: { url: 'http://127.0.0.1:9/hooks', secret_key: 'hook-secret' },
+      },
+    })
+  ).id;
+
   const customerTokens = {} as Record<'ann' | 'bob', string>;
   for (const who of ['ann', 'bob'] as const) {
     ids[who] = (
@@ -549,6 +584,18 @@ beforeAll(async () => {
     email: 'guest@example.com',
   }));
 
+  ids.integrationJob = (
+    await call('GET', `/v2/integrations/${ids.integration}/jobs`, admin)
+  ).json.data[0].id;
+  ids.exportJob = (
+    await made('POST', '/v2/jobs', admin, { data: { type: 'job', job_type: 'order_export' } })
+  ).id;
+  for (let i = 0; i < 100; i += 1) {
+    const job = await call('GET', `/v2/jobs/${ids.exportJob}`, admin);
+    if (job.json.data.status === 'complete') break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   headersOf.store = admin;
   headersOf.guest = implicit;
   // A B2B account member's token: the service does not honour it, so it opens nothing.
@@ -574,12 +621,14 @@ beforeAll(async () => {
     'Secret range',
     'Secret shelf',
   ];
-  foreignTo.store = [];
-  foreignTo.guest = everyone;
-  foreignTo.account = everyone;
+  // An integration's secret key is nobody's to read, the store's token included.
+  foreignTo.store = ['hook-secret'];
+  foreignTo.guest = [...everyone, 'hook-secret'];
+  foreignTo.account = [...everyone, 'hook-secret'];
   foreignTo.ann = everyone.filter(
     (v) => v !== 'ann@example.com' && v !== ids.ann && v !== ids.annOrder,
   );
+  foreignTo.ann.push('hook-secret');
 });
 afterAll(() => app?.close());
 

@@ -3,7 +3,11 @@
  * of the production API would. Shared by the service-core suites.
  */
 import { createCommerceService } from '../../src/commerce-service/app.ts';
-import type { ClientCredentials, SignInLimits } from '../../src/commerce-service/config.ts';
+import type {
+  ClientCredentials,
+  SignInLimits,
+  WebhookDelivery,
+} from '../../src/commerce-service/config.ts';
 import type { Clock } from '../../src/commerce-service/time.ts';
 
 export interface CallOptions {
@@ -43,6 +47,7 @@ export async function startService(
     now?: Clock;
     dbPath?: string;
     signInLimits?: Partial<SignInLimits>;
+    webhooks?: Partial<WebhookDelivery>;
   } = {},
 ): Promise<ServiceUnderTest> {
   const clients = options.clients ?? DEFAULT_TEST_CLIENTS;
@@ -52,6 +57,7 @@ export async function startService(
     seed: false,
     ...(options.now ? { now: options.now } : {}),
     ...(options.signInLimits ? { signInLimits: options.signInLimits } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 

@@ -11,7 +11,9 @@
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { emitEvent } from '../integrations/events.ts';
 import { MAX_AMOUNT } from '../money.ts';
+import { presentTransaction } from './present.ts';
 
 export type StockAction = 'increment' | 'decrement' | 'allocate' | 'deallocate' | 'set';
 export const STOCK_ACTIONS: readonly StockAction[] = [
@@ -193,6 +195,9 @@ function move(
       `INSERT INTO stock_transactions (id, store_id, product_id, action, quantity, created_at)
        VALUES (@id, @store_id, @product_id, @action, @quantity, @created_at)`,
     ).run({ ...transaction });
+    emitEvent(db, storeId, 'stock-transaction.created', () => ({
+      data: presentTransaction(transaction),
+    }));
     return { stock: requireStock(db, storeId, productId), transaction };
   })();
 }

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
+import { emitEvent } from '../integrations/events.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 
 export interface AccountRow {
@@ -99,11 +100,14 @@ export function accountRoutes(ctx: ServiceContext): FastifyPluginAsync {
         created_at: now,
         updated_at: now,
       };
-      db.prepare(
-        `INSERT INTO accounts (id, store_id, name, legal_name, registration_id, created_at,
-                               updated_at)
-         VALUES (@id, @store_id, @name, @legal_name, @registration_id, @created_at, @updated_at)`,
-      ).run(row);
+      db.transaction(() => {
+        db.prepare(
+          `INSERT INTO accounts (id, store_id, name, legal_name, registration_id, created_at,
+                                 updated_at)
+           VALUES (@id, @store_id, @name, @legal_name, @registration_id, @created_at, @updated_at)`,
+        ).run(row);
+        emitEvent(db, row.store_id, 'account.created', () => ({ data: presentAccount(row) }));
+      })();
       reply.code(201);
       return { data: presentAccount(row) };
     });

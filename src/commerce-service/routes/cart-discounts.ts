@@ -7,6 +7,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { parseCustomDiscount } from '../carts/bodies.ts';
+import { emitCartUpdated } from '../carts/events.ts';
 import { presentDiscount } from '../carts/present.ts';
 import {
   type CartState,
@@ -89,6 +90,7 @@ export function cartDiscountRoutes(ctx: ServiceContext, level: DiscountLevel): F
     };
     insertDiscount(db, storeId, row, now);
     touchCart(db, state.cart.id, now);
+    emitCartUpdated(db, storeId, state.cart.id);
     return presentDiscount(row, state.cart.currency);
   }
 
@@ -101,6 +103,7 @@ export function cartDiscountRoutes(ctx: ServiceContext, level: DiscountLevel): F
     const row: DiscountRow = { ...existing, ...input, updated_at: now };
     updateDiscount(db, row, now);
     touchCart(db, state.cart.id, now);
+    emitCartUpdated(db, storeId, state.cart.id);
     return presentDiscount(row, state.cart.currency);
   }
 
@@ -109,6 +112,7 @@ export function cartDiscountRoutes(ctx: ServiceContext, level: DiscountLevel): F
     const existing = findDiscount(state, discountId, itemId);
     deleteDiscount(db, existing.id);
     touchCart(db, state.cart.id, ctx.timestamp());
+    emitCartUpdated(db, storeId, state.cart.id);
   }
 
   return async (app) => {

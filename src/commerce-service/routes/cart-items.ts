@@ -6,6 +6,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { parseCustomItem, parseQuantityUpdate } from '../carts/bodies.ts';
+import { emitCartUpdated } from '../carts/events.ts';
 import { presentItems } from '../carts/present.ts';
 import { cartItemData, parseProductItem, priceProductItem } from '../carts/product-items.ts';
 import {
@@ -52,6 +53,7 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
       };
       write(state, now);
       touchCart(db, state.cart.id, now());
+      emitCartUpdated(db, storeId, state.cart.id);
       return presentItems(loadCart(db, storeId, state.cart.id));
     })();
   }

@@ -8,6 +8,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { parseCartUpdate, parseNewCart } from '../carts/bodies.ts';
+import { emitCartUpdated } from '../carts/events.ts';
 import { presentAllItems, presentCart, presentCartDiscounts } from '../carts/present.ts';
 import { cartOwner, deleteCart, insertCart, loadCart, updateCart } from '../carts/storage.ts';
 import type { ServiceContext } from '../context.ts';
@@ -140,6 +141,7 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
       return db.transaction(() => {
         const { cart } = loadCart(db, request.store.id, request.params.cartId);
         updateCart(db, { id: cart.id, ...parseCartUpdate(data, cart) }, ctx.timestamp());
+        emitCartUpdated(db, request.store.id, cart.id);
         return { data: presentCart(loadCart(db, request.store.id, cart.id)) };
       })();
     });

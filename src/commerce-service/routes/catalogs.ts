@@ -5,6 +5,7 @@
  * read (by id, `latest` or `latestPublished`) and delete releases. The store's own data:
  * client_credentials only (scopes.ts).
  */
+
 import type { FastifyPluginAsync } from 'fastify';
 import { type CatalogInput, parseCatalog } from '../catalogs/bodies.ts';
 import { publishCatalog } from '../catalogs/publish.ts';
@@ -20,6 +21,7 @@ import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { conflict, unprocessable } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { emitEvent } from '../integrations/events.ts';
 import { creationOrderListSpec, listResources } from '../listing.ts';
 import { ATTRIBUTES } from '../pcm/common.ts';
 import { isObject, optionalText, requireData } from '../request-body.ts';
@@ -201,7 +203,11 @@ export function catalogRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const release = db
           .transaction(() => {
             const catalog = findCatalog(db, request.store.id, request.params.catalogId);
-            return publishCatalog(db, catalog, { now: ctx.timestamp(), ...options });
+            const made = publishCatalog(db, catalog, { now: ctx.timestamp(), ...options });
+            emitEvent(db, made.store_id, 'catalog-release.created', () => ({
+              data: presentRelease(made),
+            }));
+            return made;
           })
           .immediate();
         reply.code(201);

@@ -12,6 +12,7 @@ import type { ServiceContext } from '../context.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { emitEvent } from '../integrations/events.ts';
 import { recheckOrderStock } from '../inventory/stock.ts';
 import { consumeCodes } from '../promotions/cart-codes.ts';
 import type { CartParams } from './carts.ts';
@@ -138,7 +139,9 @@ export function checkoutRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const shopper = { customerId: customer.id, email: customer.email };
         consumeCodes(db, request.store.id, state.promotions, orderId, shopper, now);
         // Rendered once, now that the order and its items are written; reads serve the text.
-        return storeCheckedOutOrder(db, orderId);
+        const body = storeCheckedOutOrder(db, orderId);
+        emitEvent(db, request.store.id, 'order.created', () => JSON.parse(body));
+        return body;
       })();
       reply.code(201).type(JSON_CONTENT_TYPE);
       return body;

@@ -17,6 +17,7 @@ import { hashPassword, issueCustomerToken, verifyPassword } from '../customers.t
 import type { Db } from '../db.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
+import { emitEvent } from '../integrations/events.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import {
   type JsonObject,
@@ -136,12 +137,15 @@ export function customerRoutes(ctx: ServiceContext): FastifyPluginAsync {
         updated_at: now,
       };
       try {
-        db.prepare(
-          `INSERT INTO customers (id, store_id, name, email, email_key, password_hash, created_at,
-                                  updated_at)
-           VALUES (@id, @store_id, @name, @email, @email_key, @password_hash, @created_at,
-                   @updated_at)`,
-        ).run(row);
+        db.transaction(() => {
+          db.prepare(
+            `INSERT INTO customers (id, store_id, name, email, email_key, password_hash,
+                                    created_at, updated_at)
+             VALUES (@id, @store_id, @name, @email, @email_key, @password_hash, @created_at,
+                     @updated_at)`,
+          ).run(row);
+          emitEvent(db, row.store_id, 'customer.created', () => ({ data: presentCustomer(row) }));
+        })();
       } catch (error) {
         duplicateEmail(error);
       }

@@ -20,6 +20,7 @@ import { fieldFilters, fieldsOf, judgeEntryFields } from '../custom-fields.ts';
 import type { Db } from '../db.ts';
 import { ApiError, badRequest, notFound, preconditionFailed } from '../errors.ts';
 import { newId, sha256Hex } from '../ids.ts';
+import { emitEvent } from '../integrations/events.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import { checkType, type JsonObject, requireData } from '../request-body.ts';
 import {
@@ -81,6 +82,18 @@ export function entryJson(row: EntryRow, api: Pick<CustomApiRow, 'api_type' | 's
       etag_id: row.etag_id,
     },
   };
+}
+
+/** `<api_type>.created|updated|deleted` for integrations; a deletion carries only type and id. */
+function emitEntryEvent(
+  db: Db,
+  api: CustomApiRow,
+  change: 'created' | 'updated' | 'deleted',
+  row: EntryRow,
+): void {
+  emitEvent(db, api.store_id, `${api.api_type}.${change}`, () => ({
+    data: change === 'deleted' ? { type: api.api_type, id: row.id } : entryJson(row, api),
+  }));
 }
 
 /** Deepest nesting of arrays/objects an attribute value may have. */
@@ -259,6 +272,7 @@ export function entryRoutes(ctx: ServiceContext): FastifyPluginAsync {
             checkSize(attributes);
             const created = newRow(api, id, attributes);
             sql.insert.run(created);
+            emitEntryEvent(db, api, 'created', created);
             return created;
           })
           .immediate();
@@ -311,6 +325,7 @@ export function entryRoutes(ctx: ServiceContext): FastifyPluginAsync {
               checkSize(patch);
               const row = newRow(api, id, patch);
               sql.insert.run(row);
+              emitEntryEvent(db, api, 'created', row);
               return { status: 201, row };
             }
             const stored = JSON.parse(current.data) as JsonObject;
@@ -333,6 +348,7 @@ export function entryRoutes(ctx: ServiceContext): FastifyPluginAsync {
               expected_version: current.resource_version,
             });
             if (changes !== 1) throw preconditionFailed('The entry changed during this update.');
+            emitEntryEvent(db, api, 'updated', row);
             return { status: 200, row };
           })
           .immediate();
@@ -347,6 +363,7 @@ export function entryRoutes(ctx: ServiceContext): FastifyPluginAsync {
           if (!current) throw notFound(`No ${api.api_type} entry with id ${id}.`);
           checkIfMatch(request, current);
           sql.remove.run(api.store_id, api.id, id, current.resource_version);
+          emitEntryEvent(db, api, 'deleted', current);
         }).immediate();
         return reply.code(204).send();
       });

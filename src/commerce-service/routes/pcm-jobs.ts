@@ -3,7 +3,8 @@
  * one kind there is, building a parent's children (`POST /pcm/products/{id}/build`), runs at
  * once: the 201 answers a job that already finished, `success` or `failed`, readable at
  * `GET /pcm/jobs/{id}` with its errors at `GET /pcm/jobs/{id}/errors`, as a client polling a
- * production job would find it.
+ * production job would find it. `POST /pcm/jobs/{id}/cancel` cancels a pending or started job
+ * and answers 422 for a finished one, which every job here is by the time its id is known.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
@@ -127,6 +128,24 @@ export function pcmJobRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.get<{ Params: { jobId: string } }>('/jobs/:jobId', async (request) => ({
       data: presentJob(findJob(db, request.store.id, request.params.jobId)),
     }));
+
+    // Only a job not yet finished can be cancelled; builds here finish within their request,
+    // so this answers what production answers for a finished job.
+    app.post<{ Params: { jobId: string } }>('/jobs/:jobId/cancel', async (request) => {
+      const job = findJob(db, request.store.id, request.params.jobId);
+      if (job.status !== 'pending' && job.status !== 'started') {
+        throw unprocessable(
+          `Job ${job.id} has already finished (${job.status}); only a pending or started job can be cancelled.`,
+        );
+      }
+      const updated = { ...job, status: 'cancelled', updated_at: ctx.timestamp() };
+      db.prepare('UPDATE pcm_jobs SET status = ?, updated_at = ? WHERE id = ?').run(
+        updated.status,
+        updated.updated_at,
+        job.id,
+      );
+      return { data: presentJob(updated) };
+    });
 
     app.get<{ Params: { jobId: string } }>('/jobs/:jobId/errors', async (request) => {
       const job = findJob(db, request.store.id, request.params.jobId);
