@@ -17,7 +17,7 @@ import { judgeCartId, judgeNonEmpty, judgeUuid } from './rows.ts';
 export const MAX_QUANTITY = 1_000_000;
 const CURRENCY = /^[A-Za-z]{3}$/;
 
-function judgeQuantity(value: number, field: string, min: number): number {
+export function judgeQuantity(value: number, field: string, min: number): number {
   if (!Number.isInteger(value) || value < min || value > MAX_QUANTITY) {
     throw new BadUserInputError(`${field} must be an integer from ${min} to ${MAX_QUANTITY}`, {
       field,

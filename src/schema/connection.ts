@@ -373,6 +373,8 @@ export interface ListSpec<T extends Listed> {
    * `page[offset]` alone (src/upstream/paging-offset.ts), served past 10,000 when `soft`.
    */
   offsetOnly?: 'soft' | 'hard';
+  /** Sent with every page of an offset-only list (the catalog's `include=main_image,files`). */
+  query?: Readonly<Record<string, string>>;
   /** Checks and converts one upstream row. */
   toNode: (row: JsonObject) => T;
   /** How the list's filter input becomes clauses; default the standard id/createdAt/updatedAt. */

@@ -23,6 +23,9 @@ import { RulePromotions, StandardPromotions } from './promotion.ts';
 import { resourceEntities } from './resource.ts';
 import './customer.ts';
 import './pcm/index.ts';
+import './catalog/views.ts';
+import './catalog/cart-product-items.ts';
+import { CatalogNodes, Hierarchies, Products } from './catalog/storefront.ts';
 
 export const schema = federate(
   builder.toSchema(),
@@ -36,5 +39,8 @@ export const schema = federate(
     RulePromotions.Promotions,
     Integrations,
     ExportJobs,
+    Products,
+    Hierarchies,
+    CatalogNodes,
   ]),
 );

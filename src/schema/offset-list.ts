@@ -25,6 +25,7 @@ export function resolveOffsetList<T extends Listed>(
     limits: context.paging,
     fetchPage: async (query) => {
       const response = await context.get(spec.segments, {
+        ...spec.query,
         'page[limit]': String(query.limit),
         'page[offset]': String(query.offset),
         filter: query.filter,

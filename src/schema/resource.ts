@@ -105,6 +105,8 @@ export interface ResourceDescription<F extends FieldDescriptions, P extends stri
   /** The REST item, `/v2/x/{id}`, read when `lookupBy` is `item`. */
   item?: string;
   lookupBy?: 'in-filter' | 'item';
+  /** Query sent with every list page and lookup (the catalog's `include=main_image,files`). */
+  listQuery?: Readonly<Record<string, string>>;
   /** The parent ids of a sub-collection's path → the description of their arguments. */
   params?: Record<P, string>;
   body: 'flat' | 'nested';
@@ -240,7 +242,11 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
       );
       return response === null ? null : readRow(expectResource(response), params);
     }
-    const row = await nullWhenNotFound(context.byIdLoader(pathOf(params)).load(id));
+    const loader =
+      description.listQuery === undefined
+        ? context.byIdLoader(pathOf(params))
+        : context.byAttributeLoader(pathOf(params), 'id', description.listQuery);
+    const row = await nullWhenNotFound(loader.load(id));
     return row === null ? null : readRow(row, params);
   };
 
@@ -260,6 +266,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
         toNode,
         plan: listDefinition.plan,
         offsetOnly,
+        query: description.listQuery,
       };
     }
     let suffix = '';
@@ -270,6 +277,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
       toNode: (row) => readRow(row, params),
       plan: listDefinition.plan,
       offsetOnly,
+      query: description.listQuery,
     };
   };
   // A list without parent ids is the same for every request: its spec is made once.
@@ -388,6 +396,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
         toNode,
         plan: listDefinition.plan,
         offsetOnly,
+        query: description.listQuery,
       };
     };
     const atPath = at === undefined ? undefined : parsePath(at.path, name);

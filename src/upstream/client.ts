@@ -254,5 +254,36 @@ export function expectList(response: UpstreamResponse): { data: JsonObject[]; to
   for (const row of body.data) {
     if (!isJsonObject(row) || typeof row.id !== 'string') throw invalidBody('list row without id');
   }
+  if (body.included !== undefined) attachIncluded(body.data as JsonObject[], body.included);
   return { data: body.data as JsonObject[], total };
+}
+
+/**
+ * The resources an answer carried beside its rows (`include=main_image,files` of the catalog:
+ * `included: {main_images: […], files: […]}`, or a JSON:API array), by id, on every row of the
+ * answer under this symbol, so a row's reader can resolve its relationships without another call.
+ */
+export const INCLUDED = Symbol('included');
+
+function attachIncluded(rows: JsonObject[], included: unknown): void {
+  const byId = new Map<string, JsonObject>();
+  const lists = Array.isArray(included)
+    ? [included]
+    : isJsonObject(included)
+      ? Object.values(included)
+      : [];
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      if (isJsonObject(item) && typeof item.id === 'string') byId.set(item.id, item);
+    }
+  }
+  if (byId.size === 0) return;
+  for (const row of rows) (row as Record<symbol, unknown>)[INCLUDED] = byId;
+}
+
+/** A resource an answer included, by id (see INCLUDED); undefined when it carried none. */
+export function includedOf(row: JsonObject, id: string): JsonObject | undefined {
+  const byId = (row as Record<symbol, unknown>)[INCLUDED] as Map<string, JsonObject> | undefined;
+  return byId?.get(id);
 }

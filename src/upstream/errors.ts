@@ -22,6 +22,8 @@ export type GatewayErrorCode =
   | 'UPSTREAM_UNAVAILABLE'
   | 'UPSTREAM_BUDGET_EXCEEDED'
   | 'OFFSET_LIMIT_EXCEEDED'
+  | 'OUT_OF_STOCK'
+  | 'PRICE_NOT_FOUND'
   | 'VALUE_OUT_OF_RANGE'
   | 'WRITE_COMMITTED'
   | 'CLIENT_CLOSED_REQUEST'
@@ -157,6 +159,18 @@ export class UpstreamBudgetExceededError extends GatewayError {
 export class OffsetLimitExceededError extends GatewayError {
   override name = 'OffsetLimitExceededError';
   readonly code = 'OFFSET_LIMIT_EXCEEDED';
+}
+
+/** A catalog product asked for in a quantity its stock does not have (upstream 400). */
+export class OutOfStockError extends GatewayError {
+  override name = 'OutOfStockError';
+  readonly code = 'OUT_OF_STOCK';
+}
+
+/** A catalog product with no price in the cart's currency, so it cannot be added (upstream 400). */
+export class PriceNotFoundError extends GatewayError {
+  override name = 'PriceNotFoundError';
+  readonly code = 'PRICE_NOT_FOUND';
 }
 
 /**
@@ -310,6 +324,8 @@ const GATEWAY_CODES: Record<GatewayErrorCode, true> = {
   UPSTREAM_UNAVAILABLE: true,
   UPSTREAM_BUDGET_EXCEEDED: true,
   OFFSET_LIMIT_EXCEEDED: true,
+  OUT_OF_STOCK: true,
+  PRICE_NOT_FOUND: true,
   VALUE_OUT_OF_RANGE: true,
   WRITE_COMMITTED: true,
   CLIENT_CLOSED_REQUEST: true,

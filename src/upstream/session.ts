@@ -61,6 +61,16 @@ export interface GatewayContext {
     query?: Readonly<Record<string, string>>,
   ): DataLoader<string, JsonObject | null>;
   /**
+   * A read the upstream takes as a POST (`/v2/inventories/multiple`): not cached, and unlike
+   * `write` it leaves the cached reads alone.
+   */
+  postRead(request: Omit<UpstreamRequest, 'method'>): Promise<UpstreamResponse>;
+  /**
+   * The operation's batch loader under `key`, made by `create` on first use: fields of many rows
+   * that need one more upstream read each (a product's stock) share one call per batch.
+   */
+  batchLoader<K, V>(key: string, create: () => DataLoader<K, V>): DataLoader<K, V>;
+  /**
    * The operation's result is final: every upstream call it still has in flight or waiting for a
    * slot is aborted (a field that failed can settle the answer while its siblings' calls are
    * still out; nobody will read what they bring), and its deadline timer goes now rather than
@@ -234,6 +244,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
 
     const getCache = new Map<string, Promise<UpstreamResponse>>();
     const byIdLoaders = new Map<string, DataLoader<string, JsonObject | null>>();
+    const batchLoaders = new Map<string, DataLoader<unknown, unknown>>();
 
     const get: GatewayContext['get'] = (segments, query) => {
       const key = JSON.stringify([segments, query ?? {}]);
@@ -258,7 +269,19 @@ export function createContextFactory(options: ContextFactoryOptions) {
         const response = await track(upstream().request(writeRequest));
         getCache.clear();
         for (const loader of byIdLoaders.values()) loader.clearAll();
+        for (const loader of batchLoaders.values()) loader.clearAll();
         return response;
+      },
+      postRead(readRequest) {
+        return track(upstream().request({ ...readRequest, method: 'POST' }));
+      },
+      batchLoader<K, V>(key: string, create: () => DataLoader<K, V>): DataLoader<K, V> {
+        let loader = batchLoaders.get(key) as DataLoader<K, V> | undefined;
+        if (loader === undefined) {
+          loader = create();
+          batchLoaders.set(key, loader as DataLoader<unknown, unknown>);
+        }
+        return loader;
       },
       byIdLoader(listSegments) {
         const key = listSegments.join('/');

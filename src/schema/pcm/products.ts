@@ -28,7 +28,7 @@ const idIn: FilterDescription = {
 };
 
 /** The first of `meta.product_types` (standard, parent, child, bundle). */
-function productType(row: JsonObject): string {
+export function productType(row: JsonObject): string {
   const types = isJsonObject(row.meta) ? row.meta.product_types : undefined;
   return Array.isArray(types) && typeof types[0] === 'string' ? types[0] : 'standard';
 }

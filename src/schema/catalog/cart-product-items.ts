@@ -1,0 +1,78 @@
+/**
+ * `addCartProductItem`: a catalog product into a cart, by id or SKU, priced by the upstream from
+ * the catalog that applies to the cart in the cart's currency. The two refusals a shopper can act
+ * on get codes of their own: OUT_OF_STOCK and PRICE_NOT_FOUND (the upstream says them as 400s).
+ */
+import {
+  BadUserInputError,
+  isGatewayError,
+  OutOfStockError,
+  PriceNotFoundError,
+} from '../../upstream/errors.ts';
+import { builder } from '../builder.ts';
+import { judgeQuantity, MAX_QUANTITY } from '../cart-mutations.ts';
+import { cartChangePayload, cartIdField, writeItems } from '../cart-write.ts';
+import { judgeSku } from '../pcm/judges.ts';
+import { judgeCartId, judgeUuid } from '../rows.ts';
+
+const AddCartProductItemInput = builder.inputType('AddCartProductItemInput', {
+  description: 'A catalog product to add to a cart: give exactly one of productId and sku.',
+  fields: (t) => ({
+    ...cartIdField(t),
+    productId: t.id({ required: false, description: 'The product (upstream id).' }),
+    sku: t.string({ required: false, description: 'The product’s SKU.' }),
+    quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
+  }),
+});
+
+const AddCartProductItemPayload = cartChangePayload(
+  'AddCartProductItemPayload',
+  'The cart with the product added (or its quantity raised, if it was in the cart).',
+);
+
+/** The upstream's 400s that mean "not enough stock" and "no price in this currency". */
+function coded(error: unknown): unknown {
+  if (!isGatewayError(error) || error.code !== 'BAD_USER_INPUT') return error;
+  const options = { upstreamStatus: error.upstreamStatus, field: 'input.quantity', cause: error };
+  if (/insufficient stock/i.test(error.message)) return new OutOfStockError(error.message, options);
+  if (/has no (price|SKU)/i.test(error.message)) {
+    return new PriceNotFoundError(error.message, { ...options, field: 'input.productId' });
+  }
+  return error;
+}
+
+builder.mutationField('addCartProductItem', (t) =>
+  t.field({
+    type: AddCartProductItemPayload,
+    description:
+      'Adds a catalog product to a cart (POST /v2/carts/{cartID}/items, `cart_item`), priced ' +
+      'from the catalog in the cart’s currency. OUT_OF_STOCK when its stock is short, ' +
+      'PRICE_NOT_FOUND when it has no price in that currency.',
+    args: {
+      input: t.arg({ type: AddCartProductItemInput, required: true, description: 'The item.' }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const cartId = judgeCartId(input.cartId, 'input.cartId');
+      const quantity = judgeQuantity(input.quantity, 'input.quantity', 1);
+      const byId = input.productId !== null && input.productId !== undefined;
+      const bySku = input.sku !== null && input.sku !== undefined;
+      if (byId === bySku) {
+        throw new BadUserInputError('Give exactly one of input.productId and input.sku', {
+          field: 'input.productId',
+        });
+      }
+      const data = byId
+        ? { type: 'cart_item', id: judgeUuid(String(input.productId), 'input.productId'), quantity }
+        : { type: 'cart_item', sku: judgeSku(input.sku as string, 'input.sku'), quantity };
+      try {
+        return await writeItems(context, cartId, {
+          method: 'POST',
+          segments: ['carts', cartId, 'items'],
+          body: { data },
+        });
+      } catch (error) {
+        throw coded(error);
+      }
+    },
+  }),
+);
