@@ -91,6 +91,146 @@ builder.queryType({
   }),
 });
 
+// The storefront catalog as a one-file gateway would serve it: the product page from
+// /catalog/products, then one call per product for what the page does not carry (its stock,
+// each breadcrumb node), and the children's list.
+interface CatalogProduct {
+  id: string;
+  attributes: {
+    name: string;
+    sku?: string;
+    slug?: string;
+    price?: Record<string, { amount: number; includes_tax: boolean }>;
+  };
+  meta?: { bread_crumbs?: Record<string, string[]>; bread_crumb_nodes?: string[] };
+}
+interface Price {
+  amount: Money;
+}
+const formats = new Map<string, Intl.NumberFormat>();
+function money(amount: number, currency: string): Money {
+  let format = formats.get(currency);
+  if (!format) {
+    format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
+    formats.set(currency, format);
+  }
+  return { amount, currency, formatted: format.format(amount / 100) };
+}
+
+async function getJson<T>(path: string, authorization: string): Promise<T> {
+  const { statusCode, body } = await pool.request({
+    method: 'GET',
+    path,
+    headers: { authorization },
+  });
+  const json = (await body.json()) as { data?: T };
+  if (statusCode !== 200 || json.data === undefined)
+    throw new Error(`upstream answered ${statusCode}`);
+  return json.data;
+}
+
+const PriceRef = builder.objectRef<Price>('CatalogPrice').implement({
+  fields: (t) => ({ amount: t.field({ type: MoneyRef, resolve: (p) => p.amount }) }),
+});
+const StockRef = builder.objectRef<{ available: number }>('CatalogStock').implement({
+  fields: (t) => ({ available: t.exposeInt('available') }),
+});
+const NodeRef = builder
+  .objectRef<{ id: string; attributes: { name: string } }>('CatalogNode')
+  .implement({
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      name: t.string({ resolve: (n) => n.attributes.name }),
+    }),
+  });
+const ProductRef = builder.objectRef<CatalogProduct>('Product');
+ProductRef.implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.string({ resolve: (p) => p.attributes.name }),
+    sku: t.string({ nullable: true, resolve: (p) => p.attributes.sku }),
+    price: t.field({
+      type: PriceRef,
+      nullable: true,
+      args: { currency: t.arg.string({ required: true }) },
+      resolve: (p, { currency }) => {
+        const price = p.attributes.price?.[currency];
+        return price ? { amount: money(price.amount, currency) } : null;
+      },
+    }),
+    stock: t.field({
+      type: StockRef,
+      nullable: true,
+      resolve: (p, _args, context) =>
+        getJson<{ available: number }>(`/v2/inventories/${p.id}`, context.authorization).catch(
+          () => null,
+        ),
+    }),
+    breadcrumbs: t.field({
+      type: [NodeRef],
+      resolve: (p, _args, context) => {
+        const first = p.meta?.bread_crumb_nodes?.[0];
+        const path = first ? (p.meta?.bread_crumbs?.[first] ?? []) : [];
+        return Promise.all(
+          path.map((id) =>
+            getJson<{ id: string; attributes: { name: string } }>(
+              `/catalog/nodes/${id}`,
+              context.authorization,
+            ),
+          ),
+        );
+      },
+    }),
+    children: t.connection(
+      {
+        type: ProductRef,
+        resolve: (p, args, context) =>
+          resolveOffsetConnection({ args, defaultSize: 10, maxSize: 100 }, ({ offset, limit }) =>
+            getJson<CatalogProduct[]>(
+              `/catalog/products/${p.id}/relationships/children?page[limit]=${Math.min(limit, 100)}&page[offset]=${offset}`,
+              context.authorization,
+            ),
+          ),
+      },
+      { name: 'ProductChildrenConnection' },
+      { name: 'ProductChildrenEdge' },
+    ),
+  }),
+});
+
+const CatalogRef = builder.objectRef<Record<string, never>>('ShopperCatalog').implement({
+  fields: (t) => ({
+    products: t.connection(
+      {
+        type: ProductRef,
+        resolve: (_root, args, context) =>
+          resolveOffsetConnection({ args, defaultSize: 25, maxSize: 100 }, ({ offset, limit }) =>
+            getJson<CatalogProduct[]>(
+              `/catalog/products?page[limit]=${Math.min(limit, 100)}&page[offset]=${offset}`,
+              context.authorization,
+            ),
+          ),
+      },
+      { name: 'ProductConnection' },
+      { name: 'ProductEdge' },
+    ),
+    product: t.field({
+      type: ProductRef,
+      nullable: true,
+      args: { slug: t.arg.string({ required: true }) },
+      resolve: async (_root, { slug }, context) => {
+        const rows = await getJson<CatalogProduct[]>(
+          `/catalog/products?filter=eq(slug,${encodeURIComponent(slug)})`,
+          context.authorization,
+        );
+        return rows[0] ?? null;
+      },
+    }),
+  }),
+});
+
+builder.queryField('catalog', (t) => t.field({ type: CatalogRef, resolve: () => ({}) }));
+
 const yoga = createYoga<Record<string, unknown>, { authorization: string }>({
   schema: builder.toSchema(),
   graphiql: false,

@@ -47,11 +47,16 @@ const PEERS = (process.env.BENCH_PEERS ?? 'ours,ours+logs,naive,hive').split(','
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface Page {
-  key: 'narrow' | 'wide';
+  key: 'narrow' | 'wide' | 'catalog' | 'product';
   name: string;
   size: number;
-  /** The GraphQL query per gateway kind (Mesh's generated schema has other names). */
-  query: { relay: string; mesh: string };
+  /** What occurs once per item of the answer (how a full answer is told from a short one). */
+  count: string;
+  /**
+   * The GraphQL query per gateway kind (Mesh's generated schema has other names; the catalog
+   * pages have no Mesh form, so Hive is not measured on them).
+   */
+  query: { relay: string; mesh?: string };
   /** The REST call every gateway makes for it. */
   rest: string;
 }
@@ -76,6 +81,7 @@ const ALL_PAGES: Page[] = [
       mesh: `{ listOrders(${MESH_PAGE(25)}) { data { id status } } }`,
     },
     rest: '/v2/orders?page[limit]=25&page[offset]=0',
+    count: '"status":',
   },
   {
     key: 'wide',
@@ -86,6 +92,32 @@ const ALL_PAGES: Page[] = [
       mesh: `{ listOrders(${MESH_PAGE(100)}) { data { ${MESH_WIDE_FIELDS} } } }`,
     },
     rest: '/v2/orders?page[limit]=100&page[offset]=0',
+    count: '"status":',
+  },
+  {
+    key: 'catalog',
+    name: '25 catalog products (EUR price, stock)',
+    size: 25,
+    query: {
+      relay:
+        '{ catalog { products(first: 25) { edges { node { id name sku ' +
+        'price(currency: "EUR") { amount { amount currency formatted } } stock { available } } } } } }',
+    },
+    rest: '/catalog/products?page[limit]=25&page[offset]=0',
+    count: '"sku":',
+  },
+  {
+    key: 'product',
+    name: 'product by slug (breadcrumbs, children)',
+    size: 1,
+    // The slug is the demo seed's first parent product's (TEE-001), read from the service.
+    query: {
+      relay:
+        '{ catalog { product(slug: "__SLUG__") { id name price(currency: "USD") { amount { amount ' +
+        'currency formatted } } breadcrumbs { id name } children(first: 10) { edges { node { id sku name } } } } } }',
+    },
+    rest: '/catalog/products?filter=eq(slug,__SLUG__)',
+    count: '"breadcrumbs":',
   },
 ];
 
@@ -135,6 +167,20 @@ const tsx = (file: string, profile = false) => [
   file,
 ];
 
+/** The product page asks for the demo seed's first parent product, by its slug. */
+async function fillProductSlug(serviceUrl: string, token: string): Promise<void> {
+  const response = await fetch(`${serviceUrl}/catalog/products?filter=eq(sku,TEE-001)`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = (await response.json()) as { data?: { attributes?: { slug?: string } }[] };
+  const slug = body.data?.[0]?.attributes?.slug;
+  if (slug === undefined) throw new Error('the demo catalog has no TEE-001 to open by slug');
+  for (const page of ALL_PAGES) {
+    page.query.relay = page.query.relay.replace('__SLUG__', slug);
+    page.rest = page.rest.replace('__SLUG__', slug);
+  }
+}
+
 async function post(client: Client, path: string, token: string, query: string) {
   const response = await client.request({
     method: 'POST',
@@ -183,6 +229,7 @@ async function main(): Promise<void> {
     token,
   } = await startBenchService((args, env) => start([process.execPath, ...args], env));
   process.stderr.write(`service up at ${serviceUrl}\n`);
+  await fillProductSlug(serviceUrl, token);
 
   const targets: Target[] = [];
   for (const peer of PEERS) {
@@ -233,15 +280,17 @@ async function main(): Promise<void> {
   }
   for (const target of targets) {
     const client = new Client(new URL(target.url).origin);
-    const query = PAGES[0]?.query[target.kind] ?? '';
+    const query = ALL_PAGES[0]?.query[target.kind] ?? '';
     await waitUntil(
       async () => (await post(client, '/graphql', token, query)).status === 200,
       target.name,
     );
     // Every target answers the pages in full before anything is measured.
     for (const page of PAGES) {
-      const { status, text } = await post(client, '/graphql', token, page.query[target.kind]);
-      const count = (text.match(/"status":/g) ?? []).length;
+      const query = page.query[target.kind];
+      if (query === undefined) continue;
+      const { status, text } = await post(client, '/graphql', token, query);
+      const count = text.split(page.count).length - 1;
       if (status !== 200 || text.includes('"errors"') || count !== page.size) {
         throw new Error(`${target.name} answered ${page.name} wrongly: ${text.slice(0, 300)}`);
       }
@@ -283,6 +332,7 @@ async function main(): Promise<void> {
       for (const target of order) {
         const path = new URL(target.url).pathname;
         const query = page.query[target.kind];
+        if (query === undefined) continue;
         const s = await serial(
           new URL(target.url).origin,
           (client) => post(client, path, token, query),

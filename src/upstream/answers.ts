@@ -28,6 +28,8 @@ export function headerValue(value: string | string[] | undefined): string | unde
 
 function isJsonContentType(value: string | undefined): boolean {
   if (value === undefined) return false;
+  // What the upstream sends on every answer, told without splitting the header.
+  if (value === 'application/json' || value === 'application/json; charset=utf-8') return true;
   const type = value.split(';')[0]?.trim().toLowerCase() ?? '';
   return type === 'application/json' || type.endsWith('+json');
 }

@@ -100,14 +100,37 @@ export function buildPath(
     path += `/${encodeURIComponent(segment)}`;
   }
   if (query) {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query)) {
-      if (value !== undefined) params.append(key, value);
+    let search = '';
+    for (const key in query) {
+      const value = query[key];
+      if (value === undefined) continue;
+      search += `${search === '' ? '?' : '&'}${formEncode(key)}=${formEncode(value)}`;
     }
-    const search = params.toString();
-    if (search !== '') path += `?${search}`;
+    path += search;
   }
   return path;
+}
+
+const FORM_SAFE = /^[A-Za-z0-9*._-]*$/;
+const FORM_EXTRA = /[!'()~]/g;
+
+/**
+ * application/x-www-form-urlencoded, byte for byte as URLSearchParams writes it (space as `+`,
+ * every other character but `*-._` and alphanumerics percent-encoded), without building one
+ * per request; most values (numbers, ids) need no encoding at all.
+ */
+function formEncode(text: string): string {
+  if (FORM_SAFE.test(text)) return text;
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(text);
+  } catch {
+    // A lone surrogate: URLSearchParams writes U+FFFD for it, where encodeURIComponent throws.
+    return new URLSearchParams([['', text]]).toString().slice(1);
+  }
+  return encoded
+    .replace(/%20/g, '+')
+    .replace(FORM_EXTRA, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /**

@@ -10,6 +10,7 @@ import DataLoader from 'dataloader';
 import { type CallBudget, createCallBudget, DEFAULT_CALL_BUDGET } from './budget.ts';
 import { createCallLane } from './call-slots.ts';
 import {
+  buildPath,
   createUpstreamClient,
   expectList,
   type JsonObject,
@@ -247,7 +248,13 @@ export function createContextFactory(options: ContextFactoryOptions) {
     const batchLoaders = new Map<string, DataLoader<unknown, unknown>>();
 
     const get: GatewayContext['get'] = (segments, query) => {
-      const key = JSON.stringify([segments, query ?? {}]);
+      // The path as sent is the identity of a GET (buildPath also refuses a bad segment).
+      let key: string;
+      try {
+        key = buildPath('', segments, query);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       let pending = getCache.get(key);
       if (pending === undefined) {
         pending = track(upstream().request({ method: 'GET', segments, query }));

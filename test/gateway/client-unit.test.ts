@@ -174,3 +174,24 @@ describe('reading a response body', () => {
     expect(error.reason).toBe('aborted');
   });
 });
+
+describe('buildPath query encoding', () => {
+  it('writes every query byte for byte as URLSearchParams does', () => {
+    const values = [
+      'page[limit]',
+      'in(id,a,b)',
+      'le(created_at,2026-11-24T19:14:01.200Z)',
+      'a b+c&d=e',
+      "!'()~*-._",
+      'é€😀',
+      'x/y?z#',
+      '\u0000\n\t%',
+      'lone \ud800 surrogate',
+    ];
+    for (const value of values) {
+      const expected = new URLSearchParams([[value, value]]).toString();
+      expect(buildPath('', ['orders'], { [value]: value })).toBe(`/v2/orders?${expected}`);
+    }
+    expect(buildPath('', ['orders'], { a: undefined, b: '1' })).toBe('/v2/orders?b=1');
+  });
+});

@@ -23,17 +23,18 @@ type ProductShape = ReturnType<typeof Products.read>;
  */
 const BATCHED = 1 / 100;
 
-const formatters = new Map<string, Intl.NumberFormat>();
+const formatters = new Map<string, { format: Intl.NumberFormat; scale: number }>();
 
-/** `€366.15`: the currency's own symbol and minor units (Intl, cached per currency). */
+/** `€366.15`: the currency's own symbol and minor units (Intl, built once per currency). */
 export function money(amount: number, currency: string): MoneyShape {
-  let format = formatters.get(currency);
-  if (format === undefined) {
-    format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
-    formatters.set(currency, format);
+  let formatter = formatters.get(currency);
+  if (formatter === undefined) {
+    const format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
+    const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+    formatter = { format, scale: 10 ** digits };
+    formatters.set(currency, formatter);
   }
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-  return { amount, currency, formatted: format.format(amount / 10 ** digits) };
+  return { amount, currency, formatted: formatter.format.format(amount / formatter.scale) };
 }
 
 const CURRENCY = /^[A-Z]{3}$/;
