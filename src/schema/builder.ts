@@ -14,6 +14,7 @@ export const builder = new SchemaBuilder<{
     ID: { Input: string; Output: string };
     DateTime: { Input: string; Output: string };
     JSONObject: { Input: JsonObject; Output: JsonObject };
+    CurrencyCode: { Input: string; Output: string };
   };
   Connection: { totalCount: number; pinnedAt: string };
   DefaultFieldNullability: false;

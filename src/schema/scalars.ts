@@ -85,3 +85,25 @@ builder.scalarType('JSONObject', {
     return valueFromASTUntyped(ast, variables) as JsonObject;
   },
 });
+
+const CURRENCY_CODE = /^[A-Za-z]{3}$/;
+
+function parseCurrencyCode(value: unknown): string {
+  if (typeof value !== 'string' || !CURRENCY_CODE.test(value)) {
+    const shown = typeof value === 'string' ? `"${value.slice(0, 20)}"` : typeof value;
+    throw new BadUserInputError(
+      `${shown} is not an ISO 4217 currency code (three letters, e.g. EUR)`,
+    );
+  }
+  return value.toUpperCase();
+}
+
+builder.scalarType('CurrencyCode', {
+  description: 'An ISO 4217 currency code, three letters (read in any case): EUR.',
+  serialize: (value) => value,
+  parseValue: parseCurrencyCode,
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw new BadUserInputError('CurrencyCode must be a string');
+    return parseCurrencyCode(ast.value);
+  },
+});

@@ -906,6 +906,91 @@ function buildCases(): Case[] {
     judged: false,
   });
 
+  // --- 13b. The storefront: product keys, currencies, release ids, cart product items, and the
+  // merchandiser's variations, options, modifiers and builds ---
+  {
+    const V = '11111111-1111-4111-8111-111111111111';
+    const cartAdd = (fields: Record<string, unknown>) =>
+      gql(
+        'mutation($i: AddCartProductItemInput!) { addCartProductItem(input: $i) { __typename } }',
+        {
+          i: { cartId: V, quantity: 1, ...fields },
+        },
+      );
+    for (const [what, request] of [
+      ['product by two keys', gql('{ catalog { product(slug: "a", sku: "b") { name } } }')],
+      ['product by no key', gql('{ catalog { product { name } } }')],
+      ['product id not a uuid', gql('{ catalog { product(id: "x") { name } } }')],
+      ['product sku with a comma', gql('{ catalog { product(sku: "a,b") { name } } }')],
+      ['product slug with a space', gql('{ catalog { product(slug: "a b") { name } } }')],
+      [
+        'product slug over 255',
+        gql(`{ catalog { product(slug: "${'s'.repeat(300)}") { name } } }`),
+      ],
+      [
+        'price currency of 4 letters',
+        gql(
+          '{ catalog { products(first: 1) { nodes { price(currency: "EURO") { currency } } } } }',
+        ),
+      ],
+      [
+        'price currency with a digit',
+        gql('{ catalog { products(first: 1) { nodes { price(currency: "U5D") { currency } } } } }'),
+      ],
+      [
+        'release view catalog id not a uuid',
+        gql(
+          '{ catalogReleaseView(catalogId: "x", releaseId: "latest") { products { totalCount } } }',
+        ),
+      ],
+      [
+        'release view release id neither uuid nor alias',
+        gql(
+          `{ catalogReleaseView(catalogId: "${V}", releaseId: "newest") { products { totalCount } } }`,
+        ),
+      ],
+      ['cart product item with id and sku', cartAdd({ productId: V, sku: 'S-1' })],
+      ['cart product item with neither', cartAdd({})],
+      ['cart product item quantity 0', cartAdd({ sku: 'S-1', quantity: 0 })],
+      ['cart product item quantity over the bound', cartAdd({ sku: 'S-1', quantity: 2 ** 31 - 1 })],
+      ['cart product item sku with a paren', cartAdd({ sku: 'in(sku' })],
+      ['variation blank name', gql('mutation { createPcmVariation(name: "  ") { name } }')],
+      [
+        'option on a variation id not a uuid',
+        gql('mutation { createPcmVariationOption(variationId: "x", name: "S") { name } }'),
+      ],
+      [
+        'modifier value with a control character',
+        gql(
+          `mutation { addPcmOptionModifier(variationId: "${V}", optionId: "${V}", type: SKU_APPEND, value: "a\\u0000") { name } }`,
+        ),
+      ],
+      [
+        'modifier empty value',
+        gql(
+          `mutation { addPcmOptionModifier(variationId: "${V}", optionId: "${V}", type: SKU_APPEND, value: "") { name } }`,
+        ),
+      ],
+      [
+        '11 variations on a product',
+        gql(
+          `mutation($v: [ID!]!) { setPcmProductVariations(productId: "${V}", variationIds: $v) { name } }`,
+          { v: Array.from({ length: 11 }, () => V) },
+        ),
+      ],
+      [
+        'no variations on a product',
+        gql(`mutation { setPcmProductVariations(productId: "${V}", variationIds: []) { name } }`),
+      ],
+      [
+        'build a product id not a uuid',
+        gql('mutation { buildPcmChildProducts(productId: "x") { status } }'),
+      ],
+    ] as const) {
+      add({ name: `storefront: ${what}`, request, code: 'BAD_USER_INPUT' });
+    }
+  }
+
   // --- 14. The merchandiser's catalog writes: ids, SKUs, slugs, currencies, amounts, lists ---
   const U = '11111111-1111-4111-8111-111111111111';
   const pcm =

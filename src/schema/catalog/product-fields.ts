@@ -7,7 +7,6 @@
  */
 import DataLoader from 'dataloader';
 import { includedOf, isJsonObject, type JsonObject } from '../../upstream/client.ts';
-import { BadUserInputError } from '../../upstream/errors.ts';
 import type { GatewayContext } from '../../upstream/session.ts';
 import { builder } from '../builder.ts';
 import { Files } from '../file.ts';
@@ -35,21 +34,6 @@ export function money(amount: number, currency: string): MoneyShape {
     formatters.set(currency, formatter);
   }
   return { amount, currency, formatted: formatter.format.format(amount / formatter.scale) };
-}
-
-const CURRENCY = /^[A-Z]{3}$/;
-
-function judgeCurrency(value: string): string {
-  const code = value.trim().toUpperCase();
-  if (!CURRENCY.test(code)) {
-    throw new BadUserInputError(
-      `currency must be an ISO 4217 code such as USD, got "${value.slice(0, 20)}"`,
-      {
-        field: 'currency',
-      },
-    );
-  }
-  return code;
 }
 
 interface PriceShape {
@@ -185,8 +169,14 @@ builder.objectFields(Products.ref, (t) => ({
     description:
       'The price in `currency` (ISO 4217, e.g. EUR); null when the catalog has none in it. ' +
       'Read from the product itself: no upstream call.',
-    args: { currency: t.arg.string({ required: true, description: 'ISO 4217 code, e.g. EUR.' }) },
-    resolve: (product, args) => priceOf(product, judgeCurrency(args.currency)),
+    args: {
+      currency: t.arg({
+        type: 'CurrencyCode',
+        required: true,
+        description: 'ISO 4217 code, e.g. EUR.',
+      }),
+    },
+    resolve: (product, args) => priceOf(product, args.currency),
   }),
   stock: t.field({
     type: StockRef,

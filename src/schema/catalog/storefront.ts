@@ -31,9 +31,15 @@ const eqIn = (attr: string, description: string): FilterDescription => ({
 const idIn: FilterDescription = {
   attr: 'id',
   type: 'ID',
-  ops: ['eq', 'in'],
-  description: 'On the upstream id.',
+  ops: ['in'],
+  description: 'On the upstream id (`in`, as the catalog filters).',
 };
+const eqOnly = (attr: string, description: string): FilterDescription => ({
+  attr,
+  type: 'String',
+  ops: ['eq'],
+  description,
+});
 
 const relationId = (row: JsonObject, name: string): string | null => {
   const relationships = isJsonObject(row.relationships) ? row.relationships : {};
@@ -93,6 +99,9 @@ export const Products = defineResource({
       id: idIn,
       sku: eqIn('sku', 'On the SKU.'),
       slug: eqIn('slug', 'On the slug.'),
+      name: eqIn('name', 'On the name.'),
+      productType: eqIn('product_types', 'On the product type (standard, parent, child, bundle).'),
+      tags: eqIn('tags', 'On a tag.'),
     },
   },
   entity: true,
@@ -136,7 +145,11 @@ export const Hierarchies = defineResource({
     connection: 'catalog-hierarchies',
     paging: 'offset',
     offsetLimit: 'soft',
-    filters: { id: idIn, name: eqIn('name', 'On the name.'), slug: eqIn('slug', 'On the slug.') },
+    filters: {
+      id: idIn,
+      name: eqOnly('name', 'On the name.'),
+      slug: eqOnly('slug', 'On the slug.'),
+    },
   },
   entity: true,
 });
@@ -164,7 +177,11 @@ export const CatalogNodes = defineResource({
     connection: 'catalog-nodes',
     paging: 'offset',
     offsetLimit: 'soft',
-    filters: { id: idIn, name: eqIn('name', 'On the name.'), slug: eqIn('slug', 'On the slug.') },
+    filters: {
+      id: idIn,
+      name: eqOnly('name', 'On the name.'),
+      slug: eqOnly('slug', 'On the slug.'),
+    },
   },
   entity: true,
 });

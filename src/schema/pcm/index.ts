@@ -8,3 +8,4 @@ import './catalogs.ts';
 import './stock.ts';
 import './pcm-mutations.ts';
 import './catalog-mutations.ts';
+import './variation-mutations.ts';
