@@ -41,6 +41,11 @@ export interface UpstreamRequest {
   ifMatch?: string;
   /** Headers of this call alone (e.g. the currency of a new cart); judged by the caller. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * `buildPath('', segments, query)` when the caller made it already (the session's GET cache
+   * keys on it), so it is not built twice.
+   */
+  path?: string;
 }
 
 export interface UpstreamResponse {
@@ -112,7 +117,18 @@ export function buildPath(
 }
 
 const FORM_SAFE = /^[A-Za-z0-9*._-]*$/;
-const FORM_EXTRA = /[!'()~]/g;
+const FORM_EXTRA = /%20|[!'()~]/g;
+const FORM_EXTRA_CODES: Record<string, string> = {
+  '%20': '+',
+  '!': '%21',
+  "'": '%27',
+  '(': '%28',
+  ')': '%29',
+  '~': '%7E',
+};
+/** Encoded keys and values seen lately: the same few (`page[limit]`, a filter) recur. */
+const encoded = new Map<string, string>();
+const ENCODED_MAX = 10_000;
 
 /**
  * application/x-www-form-urlencoded, byte for byte as URLSearchParams writes it (space as `+`,
@@ -121,16 +137,18 @@ const FORM_EXTRA = /[!'()~]/g;
  */
 function formEncode(text: string): string {
   if (FORM_SAFE.test(text)) return text;
-  let encoded: string;
+  const known = encoded.get(text);
+  if (known !== undefined) return known;
+  let result: string;
   try {
-    encoded = encodeURIComponent(text);
+    result = encodeURIComponent(text).replace(FORM_EXTRA, (c) => FORM_EXTRA_CODES[c] as string);
   } catch {
     // A lone surrogate: URLSearchParams writes U+FFFD for it, where encodeURIComponent throws.
-    return new URLSearchParams([['', text]]).toString().slice(1);
+    result = new URLSearchParams([['', text]]).toString().slice(1);
   }
-  return encoded
-    .replace(/%20/g, '+')
-    .replace(FORM_EXTRA, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  if (encoded.size >= ENCODED_MAX) encoded.clear();
+  if (text.length <= 512) encoded.set(text, result);
+  return result;
 }
 
 /**
@@ -138,7 +156,10 @@ function formEncode(text: string): string {
  * status. Never retries.
  */
 export const sendUpstreamAttempt: SendAttempt = async (transport, request, context) => {
-  const path = buildPath(transport.basePath, request.segments, request.query);
+  const path =
+    request.path === undefined
+      ? buildPath(transport.basePath, request.segments, request.query)
+      : transport.basePath + request.path;
   const headers: Record<string, string> = {
     authorization: context.authorization,
     'x-request-id': context.requestId,

@@ -257,7 +257,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
       }
       let pending = getCache.get(key);
       if (pending === undefined) {
-        pending = track(upstream().request({ method: 'GET', segments, query }));
+        pending = track(upstream().request({ method: 'GET', segments, query, path: key }));
         // A failed GET is not remembered: a later field may legitimately try again.
         pending.catch(() => getCache.delete(key));
         getCache.set(key, pending);

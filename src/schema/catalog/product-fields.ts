@@ -22,7 +22,14 @@ type ProductShape = ReturnType<typeof Products.read>;
  */
 const BATCHED = 1 / 100;
 
-const formatters = new Map<string, { format: Intl.NumberFormat; scale: number }>();
+interface Formatter {
+  format: Intl.NumberFormat;
+  scale: number;
+  /** Strings made lately, by amount: a catalog's prices recur from page to page. */
+  made: Map<number, string>;
+}
+const formatters = new Map<string, Formatter>();
+const MADE_MAX = 5_000;
 
 /** `€366.15`: the currency's own symbol and minor units (Intl, built once per currency). */
 export function money(amount: number, currency: string): MoneyShape {
@@ -30,10 +37,16 @@ export function money(amount: number, currency: string): MoneyShape {
   if (formatter === undefined) {
     const format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
     const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-    formatter = { format, scale: 10 ** digits };
+    formatter = { format, scale: 10 ** digits, made: new Map() };
     formatters.set(currency, formatter);
   }
-  return { amount, currency, formatted: formatter.format.format(amount / formatter.scale) };
+  let formatted = formatter.made.get(amount);
+  if (formatted === undefined) {
+    formatted = formatter.format.format(amount / formatter.scale);
+    if (formatter.made.size >= MADE_MAX) formatter.made.clear();
+    formatter.made.set(amount, formatted);
+  }
+  return { amount, currency, formatted };
 }
 
 interface PriceShape {

@@ -7,6 +7,7 @@
  * that applies to the caller.
  */
 import type { ObjectRef } from '@pothos/core';
+import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 import { BadUserInputError } from '../../upstream/errors.ts';
 import { type BuilderTypes, builder } from '../builder.ts';
 import { judgeUuid } from '../rows.ts';
@@ -19,6 +20,22 @@ import {
   PRODUCT_INCLUDE,
   Products,
 } from './storefront.ts';
+
+/** Whether the selection of this field reads `mainImage` or `files` (fragments included). */
+function selectsImages(info: GraphQLResolveInfo): boolean {
+  const visit = (set: SelectionSetNode | undefined, depth: number): boolean => {
+    if (set === undefined || depth > 8) return false;
+    return set.selections.some((selection) => {
+      if (selection.kind === Kind.FIELD) {
+        return selection.name.value === 'mainImage' || selection.name.value === 'files';
+      }
+      if (selection.kind === Kind.INLINE_FRAGMENT) return visit(selection.selectionSet, depth + 1);
+      const fragment = info.fragments[selection.name.value];
+      return visit(fragment?.selectionSet, depth + 1);
+    });
+  };
+  return info.fieldNodes.some((node) => visit(node.selectionSet, 0));
+}
 
 /** The lists of one view: `prefix` is `/catalog` or the release's path template. */
 function viewType(name: string, description: string, prefix: string, releaseForm: boolean) {
@@ -54,7 +71,7 @@ function viewType(name: string, description: string, prefix: string, releaseForm
           slug: t.arg.string({ required: false, description: 'Slug.' }),
           sku: t.arg.string({ required: false, description: 'SKU.' }),
         },
-        resolve: async (view, args, context) => {
+        resolve: async (view, args, context, info) => {
           const key = judgeProductKey({
             id: args.id === undefined || args.id === null ? null : String(args.id),
             slug: args.slug,
@@ -63,8 +80,10 @@ function viewType(name: string, description: string, prefix: string, releaseForm
           const segments = releaseForm
             ? ['/catalogs', view.base[1] as string, 'releases', view.base[3] as string, 'products']
             : ['/catalog', 'products'];
+          // Images ride along only when asked for: a product page without them reads less.
+          const query = selectsImages(info) ? PRODUCT_INCLUDE : undefined;
           const row = await context
-            .byAttributeLoader(segments, key.attribute, PRODUCT_INCLUDE)
+            .byAttributeLoader(segments, key.attribute, query)
             .load(key.value);
           return row === null ? null : Products.read(row);
         },
