@@ -32,6 +32,7 @@ import { inventoryRoutes } from './routes/inventories.ts';
 import { inventoryLocationRoutes } from './routes/inventory-locations.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { oauthRoutes } from './routes/oauth.ts';
+import { orderPaymentRoutes } from './routes/order-payments.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { pcmHierarchyRoutes } from './routes/pcm-hierarchies.ts';
 import { pcmJobRoutes } from './routes/pcm-jobs.ts';
@@ -103,6 +104,7 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     entryRoutes,
     cartRoutes,
     orderRoutes,
+    orderPaymentRoutes,
     fileRoutes,
     accountRoutes,
     customerRoutes,

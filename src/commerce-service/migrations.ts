@@ -1254,4 +1254,12 @@ export const migrations: Migration[] = [
       CREATE INDEX export_jobs_pending ON export_jobs (created_at) WHERE status IN ('pending', 'processing');
     `,
   },
+  {
+    // The catalog product of an order line (null for a custom item), so that paying the order
+    // can allocate its stock (routes/order-payments.ts).
+    id: '0840-order-item-products',
+    sql: `
+      ALTER TABLE order_items ADD COLUMN product_id TEXT;
+    `,
+  },
 ];

@@ -192,6 +192,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'PUT /v2/carts/:cartId/items/:itemId/custom-discounts/:discountId': 'shopper',
   'DELETE /v2/carts/:cartId/items/:itemId/custom-discounts/:discountId': 'shopper',
   'POST /v2/carts/:cartId/checkout': 'shopper',
+  'POST /v2/orders/:orderId/payments': 'shopper',
   'DELETE /v2/carts/:cartId/discounts/:code': 'shopper',
 
   'GET /v2/orders': 'customer',

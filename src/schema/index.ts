@@ -24,6 +24,7 @@ import { resourceEntities } from './resource.ts';
 import './customer.ts';
 import './pcm/index.ts';
 import './catalog/views.ts';
+import './order-payment.ts';
 import './catalog/cart-product-items.ts';
 import { CatalogNodes, Hierarchies, Products } from './catalog/storefront.ts';
 

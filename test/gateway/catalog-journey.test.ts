@@ -255,13 +255,32 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
     });
 
     // Checkout re-checked the stock and allocated none (the notes: payment allocates).
-    const stock = await admin(
-      'query($p: ID!) { pcmProduct(id: $p) { stock { available total } } }',
-      {
-        p: made.child,
-      },
+    const stockOf = async () =>
+      (
+        await admin(
+          'query($p: ID!) { pcmProduct(id: $p) { stock { available allocated total } } }',
+          {
+            p: made.child,
+          },
+        )
+      ).pcmProduct.stock;
+    expect(await stockOf()).toEqual({ available: 5, allocated: 0, total: 5 });
+    const paid = await shop(
+      'mutation($o: ID!) { payOrder(orderId: $o) { orderPayment amount { amount currency } } }',
+      { o: order.checkoutCart.order.upstreamId },
     );
-    expect(stock.pcmProduct.stock).toEqual({ available: 5, total: 5 });
+    expect(paid.payOrder).toEqual({
+      orderPayment: 'paid',
+      amount: { amount: 2800, currency: 'EUR' },
+    });
+    expect(await stockOf()).toEqual({ available: 3, allocated: 2, total: 5 });
+    const again = await stack.graphql(
+      'mutation($o: ID!) { payOrder(orderId: $o) { orderPayment } }',
+      { o: order.checkoutCart.order.upstreamId },
+      { token: guest },
+    );
+    expect(again.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(await stockOf()).toEqual({ available: 3, allocated: 2, total: 5 });
     const more = await stack.graphql(
       `mutation($i: AddCartProductItemInput!) { addCartProductItem(input: $i) { cart { upstreamId } } }`,
       {
@@ -272,7 +291,7 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
             )
           ).createCart.cart.upstreamId,
           sku,
-          quantity: 6,
+          quantity: 4, // 5 were in stock, 3 are left after the payment
         },
       },
       { token: guest, headers: { 'EP-Channel': 'app' } },

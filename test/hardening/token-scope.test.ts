@@ -695,9 +695,10 @@ describe('the scope of each kind of token, route by route', () => {
 
   it('refuses an implicit token every write of the store’s data, before reading the body', async () => {
     // The shopper's writes (carts, checkout, signing in) are walked in test/gateway/guest-shopping;
-    // POST /v2/inventories/multiple is a read of several products' stock (inventory.test.ts).
+    // POST /v2/inventories/multiple is a read of several products' stock (inventory.test.ts);
+    // paying an order the shopper placed is walked in test/gateway/catalog-journey.test.ts.
     const shopperWrites =
-      /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/inventories\/multiple$/;
+      /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/inventories\/multiple$|^\/v2\/orders\/:orderId\/payments$/;
     const problems: string[] = [];
     const writes = serviceRoutes(app).filter(
       (r) =>

@@ -87,9 +87,9 @@ function insertOrder(
   const insertItem = cachedStatement(
     db,
     `INSERT INTO order_items (id, store_id, order_id, name, sku, quantity, unit_amount, discount,
-                              currency, created_at, updated_at)
+                              currency, product_id, created_at, updated_at)
      VALUES (@id, @store_id, @order_id, @name, @sku, @quantity, @unit_amount, @discount,
-             @currency, @now, @now)`,
+             @currency, @product_id, @now, @now)`,
   );
   state.items.forEach((item, index) => {
     insertItem.run({
@@ -102,6 +102,7 @@ function insertOrder(
       unit_amount: item.unit_amount,
       discount: totals.items[index]?.discount ?? 0,
       currency: cart.currency,
+      product_id: item.product_id ?? null,
       now,
     });
   });
