@@ -25,6 +25,7 @@ import './customer.ts';
 import './pcm/index.ts';
 import './catalog/views.ts';
 import './order-payment.ts';
+import './integration-logs.ts';
 import './catalog/cart-product-items.ts';
 import { CatalogNodes, Hierarchies, Products } from './catalog/storefront.ts';
 
