@@ -25,6 +25,15 @@ export function parseCount(
   return value;
 }
 
+/** `CATALOG_CACHE_SECONDS`: 0 (off) to 3600, default 60. */
+export function parseCatalogCacheSeconds(raw: string | undefined): number {
+  const value = parseWhole('CATALOG_CACHE_SECONDS', raw, 60, 0);
+  if (value > 3600) {
+    throw new ConfigError(`CATALOG_CACHE_SECONDS must be from 0 (off) to 3600, got "${raw}"`);
+  }
+  return value;
+}
+
 export function parseUrl(name: string, raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   let url: URL;

@@ -17,6 +17,7 @@ import {
 } from './commerce-service/config.ts';
 import type { ConnectionLimits } from './commerce-service/connection-limits.ts';
 import {
+  parseCatalogCacheSeconds,
   parseCorsOrigins,
   parseCount,
   parseForwardHeaders,
@@ -121,6 +122,11 @@ export interface GatewayConfig {
    * parseForwardHeaders); default the v2 customer, account-member and currency headers.
    */
   forwardHeaders?: readonly string[];
+  /**
+   * How long a catalog node read for a product's breadcrumbs is served to other callers of the
+   * same catalog and release, seconds. `CATALOG_CACHE_SECONDS`, default 60, at most 3600; 0 off.
+   */
+  catalogCacheSeconds?: number;
   /** Prometheus metrics (src/gateway/metrics.ts). `METRICS`, default on. */
   metrics?: boolean;
   /**
@@ -280,6 +286,7 @@ function hardeningFromEnv(env: Env): Omit<GatewayConfig, 'port' | 'host' | 'upst
     typedSchema: typedSchemaFromEnv(env),
     persistedDocumentsPath: env.PERSISTED_DOCUMENTS || undefined,
     forwardHeaders: parseForwardHeaders(env.FORWARD_HEADERS),
+    catalogCacheSeconds: parseCatalogCacheSeconds(env.CATALOG_CACHE_SECONDS),
     metrics: parseBool('METRICS', env.METRICS, true),
     metricsPort:
       env.METRICS_PORT === undefined || env.METRICS_PORT === ''

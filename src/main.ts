@@ -56,6 +56,8 @@ async function main(): Promise<void> {
     callBudget: g.callBudget,
     paging: g.paging,
     forwardHeaders: g.forwardHeaders,
+    sharedReadsTtlMs:
+      g.catalogCacheSeconds === undefined ? undefined : g.catalogCacheSeconds * 1000,
     operationDeadlineMs: g.resilience?.operationDeadlineMs,
     resilience: {
       attemptTimeoutMs: g.resilience?.attemptTimeoutMs,

@@ -95,6 +95,11 @@ export interface GatewayOptionsBase {
    * (src/upstream/forwarded-headers.ts).
    */
   forwardHeaders?: readonly string[];
+  /**
+   * How long catalog nodes read for breadcrumbs are shared between callers of one catalog and
+   * release, ms (src/upstream/shared-reads.ts). Default 60,000; 0 keeps none.
+   */
+  sharedReadsTtlMs?: number;
   /** The attempt function, for resilience to wrap; default: one plain HTTP attempt. */
   send?: SendAttempt;
   /**
@@ -347,6 +352,7 @@ function createOwnUpstream(options: GatewayOptions): Upstream {
     paging: options.paging,
     operationDeadlineMs: options.operationDeadlineMs,
     forwardHeaders: options.forwardHeaders,
+    sharedReadsTtlMs: options.sharedReadsTtlMs,
   });
 }
 

@@ -22,6 +22,7 @@ import { combineAttemptWatch, type UpstreamObserver } from './observer.ts';
 import type { PagingLimits } from './paging.ts';
 import { createResilience, createResilientSend, type ResilienceConfig } from './resilience.ts';
 import { createContextFactory, type GatewayContext, type RequestLike } from './session.ts';
+import { DEFAULT_SHARED_READS_TTL_MS, SharedReads } from './shared-reads.ts';
 import { createUpstreamTransport, probeOrigin, type UpstreamPoolOptions } from './transport.ts';
 
 export type { BreakerState } from './breaker.ts';
@@ -63,6 +64,11 @@ export interface UpstreamOptions {
    * Token and X-Moltin-Currency (./forwarded-headers.ts).
    */
   forwardHeaders?: readonly string[];
+  /**
+   * How long answers every caller may share are kept, ms (./shared-reads.ts: catalog nodes by
+   * the catalog that served them). Default 60,000; 0 keeps none.
+   */
+  sharedReadsTtlMs?: number;
 }
 
 export interface Upstream {
@@ -115,6 +121,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     operationDeadlineMs: options.operationDeadlineMs,
     send: resilience ? createResilientSend(resilience, options.send) : options.send,
     forwardHeaders: options.forwardHeaders,
+    shared: new SharedReads({ ttlMs: options.sharedReadsTtlMs ?? DEFAULT_SHARED_READS_TTL_MS }),
   });
   let closing: Promise<void> | undefined;
 

@@ -27,6 +27,7 @@ import {
 } from './errors.ts';
 import { DEFAULT_FORWARDED_HEADERS, readForwardedHeaders } from './forwarded-headers.ts';
 import type { PagingLimits } from './paging.ts';
+import { SharedReads } from './shared-reads.ts';
 import type { UpstreamTransport } from './transport.ts';
 
 /** The most ids one `in(id,…)` call asks for: the upstream's maximum page length. */
@@ -37,6 +38,11 @@ export interface GatewayContext {
   readonly budget: CallBudget;
   /** Limits for the pagination planner, from the gateway options. */
   readonly paging: Partial<PagingLimits>;
+  /**
+   * Answers callers may share for a while (./shared-reads.ts): the gateway's one cache beyond
+   * the operation, for what the schema can key by what served it.
+   */
+  readonly shared: SharedReads;
   /** A GET, made at most once per operation for one path and query. */
   get(
     segments: readonly string[],
@@ -109,6 +115,8 @@ export interface ContextFactoryOptions {
   send?: SendAttempt;
   /** Caller headers forwarded upstream (lowercase names). Default DEFAULT_FORWARDED_HEADERS. */
   forwardHeaders?: readonly string[];
+  /** Answers callers may share for a while; default: none kept. */
+  shared?: SharedReads;
 }
 
 /**
@@ -161,6 +169,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
   const budgetLimit = options.callBudget ?? DEFAULT_CALL_BUDGET;
   const deadlineMs = options.operationDeadlineMs ?? 15_000;
   const forwardNames = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS;
+  const shared = options.shared ?? new SharedReads({ ttlMs: 0 });
 
   /** `trace`: the operation's span when tracing (AttemptContext.trace), opaque here. */
   return function createContext(request: RequestLike, trace?: unknown): GatewayContext {
@@ -268,6 +277,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
     const context: GatewayContext = {
       requestId,
       paging: options.paging ?? {},
+      shared,
       budget,
       get,
       callerHeaders: request.headers,

@@ -12,6 +12,7 @@ import { builder } from '../builder.ts';
 import { Files } from '../file.ts';
 import { MoneyRef } from '../money.ts';
 import { MAX_AMOUNT, type MoneyShape } from '../rows.ts';
+import { breadcrumbNodes } from './breadcrumbs.ts';
 import { CatalogNodes, Products } from './storefront.ts';
 
 type ProductShape = ReturnType<typeof Products.read>;
@@ -223,13 +224,9 @@ builder.objectFields(Products.ref, (t) => ({
     type: [CatalogNodes.ref],
     description:
       'The node path to the product (root first), as the catalog that applies to the caller ' +
-      'has it. One upstream call per 100 nodes of the operation.',
-    resolve: async (product, _args, context) => {
-      const nodes = await Promise.all(
-        product.breadcrumbIds.map((id) => CatalogNodes.load(context, id)),
-      );
-      return nodes.filter((node) => node !== null);
-    },
+      'has it. One upstream call per 100 nodes of the operation; under `catalog`, nodes read ' +
+      'lately for the same catalog and release are shared (CATALOG_CACHE_SECONDS).',
+    resolve: (product, _args, context, info) => breadcrumbNodes(product, context, info),
     extensions: { upstreamCalls: BATCHED },
   }),
   parent: t.field({

@@ -81,7 +81,11 @@ export const Products = defineResource({
       nullable: true,
     }),
     catalogId: field.id('The catalog it was read from.', { from: 'meta.catalog_id' }),
-    releaseId: field.id('The release it was read from.', { from: 'meta.release_id' }),
+    // Production's shopper answers name the catalog but not always the release.
+    releaseId: field.id('The release it was read from; null when the upstream does not say.', {
+      from: 'meta.release_id',
+      nullable: true,
+    }),
     prices: field.carried((row) => objectAt(row, 'attributes', 'price')),
     originalPrices: field.carried((row) => objectAt(row, 'meta', 'original_price')),
     displayPrice: field.carried((row) => objectAt(row, 'meta', 'display_price')),

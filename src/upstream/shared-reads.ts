@@ -1,0 +1,72 @@
+/**
+ * Answers every caller may share for a while: the one place the gateway keeps an upstream
+ * answer beyond the operation that read it. Only what the schema can key by what served it goes
+ * in (a catalog node by the catalog and release the caller's own product answer named, see
+ * src/schema/catalog/breadcrumbs.ts), so a caller is never given what the upstream would not
+ * have given them; an entry lives `ttlMs` at most, and the oldest go first past `maxEntries`.
+ */
+/** How long a shared answer is served by default: a minute (CATALOG_CACHE_SECONDS). */
+export const DEFAULT_SHARED_READS_TTL_MS = 60_000;
+
+export interface SharedReadsOptions {
+  /** How long an entry is served, ms; 0 keeps nothing. */
+  ttlMs: number;
+  /** Entries kept at most (default 10,000). */
+  maxEntries?: number;
+  /** Milliseconds now (tests move it). */
+  now?: () => number;
+}
+
+interface Entry {
+  value: unknown;
+  expires: number;
+}
+
+export class SharedReads {
+  readonly #ttlMs: number;
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(options: SharedReadsOptions) {
+    this.#ttlMs = options.ttlMs;
+    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Whether anything is kept at all (CATALOG_CACHE_SECONDS=0 keeps nothing). */
+  get enabled(): boolean {
+    return this.#ttlMs > 0;
+  }
+
+  /** The value under `key` while it is fresh; undefined otherwise. */
+  get(key: string): unknown {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expires <= this.#now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: string, value: unknown): void {
+    if (this.#ttlMs <= 0) return;
+    // Re-inserted keys move to the end: the Map's order is the order of expiry.
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.#maxEntries) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, { value, expires: this.#now() + this.#ttlMs });
+  }
+
+  /** Entries held now (fresh or not yet swept). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
