@@ -1,8 +1,9 @@
 /**
  * Customers (`/v2/customers`), the signed-in shopper (`viewer`: the customer of the request's
- * X-Moltin-Customer-Token, with their orders and carts) and signing in (`createCustomerToken`).
- * Who sees what is the upstream's to decide: the gateway forwards the customer token on every
- * call of the request, and the v2 API scopes customers, orders and carts to it.
+ * X-Moltin-Customer-Token, or the account member of its EP-Account-Management-Authentication-
+ * Token, with their orders and carts) and signing in (`createCustomerToken`; an account member's
+ * is in ./account-viewer.ts). Who sees what is the upstream's to decide: the gateway forwards the
+ * token on every call of the request, and the v2 API scopes customers, orders and carts to it.
  */
 
 import { expectList, expectResource } from '../upstream/client.ts';
@@ -11,7 +12,7 @@ import {
   RateLimitedError,
   UpstreamUnavailableError,
 } from '../upstream/errors.ts';
-import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
+import { ACCOUNT_TOKEN_HEADER, CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { CartConnection, CartRef, cartListArgs, toListedCart } from './cart.ts';
@@ -52,25 +53,36 @@ export const Customers = defineResource({
 
 type CustomerShape = ShapeOfResource<typeof Customers>;
 
-/** The signed-in customer: the customer token's own, with what belongs to them. */
-interface ViewerShape {
-  customer: CustomerShape;
+/**
+ * The signed-in shopper: the customer token's customer, or (customer null) the account member
+ * of the account token, acting for its account.
+ */
+export interface ViewerShape {
+  customer: CustomerShape | null;
 }
 
-const ViewerRef = builder.objectRef<ViewerShape>('Viewer').implement({
+export const ViewerRef = builder.objectRef<ViewerShape>('Viewer').implement({
   description:
-    'The signed-in customer (the customer of the request’s X-Moltin-Customer-Token) and what ' +
-    'belongs to them.',
+    'The signed-in shopper and what belongs to them: the customer of the request’s ' +
+    'X-Moltin-Customer-Token, or the account member of its EP-Account-Management-' +
+    'Authentication-Token (then `customer` is null and `accountMember` and `account` say who).',
   fields: (t) => ({
-    customer: t.expose('customer', { type: Customers.ref, description: 'The customer.' }),
+    customer: t.expose('customer', {
+      type: Customers.ref,
+      nullable: true,
+      description: 'The customer; null for an account member.',
+    }),
     orders: Orders.connectionField(t, {
-      description: 'The customer’s orders (their checkouts), newest first with reverse: true.',
+      description:
+        'The customer’s orders (their checkouts), or the account’s for an account member; ' +
+        'newest first with reverse: true.',
       connection: 'viewer:orders',
     }),
     carts: t.connection(
       {
         type: CartRef,
-        description: 'The customer’s carts (those created with their customer token).',
+        description:
+          'The customer’s carts (those created with their customer token), or the account’s.',
         args: cartListArgs,
         resolve: (_viewer, args, context) =>
           resolveList(context, args, {
@@ -84,8 +96,8 @@ const ViewerRef = builder.objectRef<ViewerShape>('Viewer').implement({
   }),
 });
 
-function hasCustomerToken(context: GatewayContext): boolean {
-  return forwardedHeaders(context)?.[CUSTOMER_TOKEN_HEADER] !== undefined;
+function hasHeader(context: GatewayContext, name: string): boolean {
+  return forwardedHeaders(context)?.[name] !== undefined;
 }
 
 builder.queryFields((t) => ({
@@ -93,10 +105,14 @@ builder.queryFields((t) => ({
     type: ViewerRef,
     nullable: true,
     description:
-      'The signed-in customer: the customer of the X-Moltin-Customer-Token header, with their ' +
-      'orders and carts. Null without that header (no upstream call is made).',
+      'The signed-in shopper: the customer of the X-Moltin-Customer-Token header, or the ' +
+      'account member of the EP-Account-Management-Authentication-Token header, with their ' +
+      'orders and carts. Null with neither (no upstream call is made).',
     resolve: async (_root, _args, context) => {
-      if (!hasCustomerToken(context)) return null;
+      if (!hasHeader(context, CUSTOMER_TOKEN_HEADER)) {
+        // An account member: who they are is read only when asked (./account-viewer.ts).
+        return hasHeader(context, ACCOUNT_TOKEN_HEADER) ? { customer: null } : null;
+      }
       // Under a customer token the customers list is that customer alone.
       const list = expectList(await context.get(['customers'], { 'page[limit]': '1' }));
       const [row] = list.data;

@@ -22,6 +22,8 @@ import { Orders } from './order.ts';
 import { RulePromotions, StandardPromotions } from './promotion.ts';
 import { resourceEntities } from './resource.ts';
 import './customer.ts';
+import './account-member.ts';
+import './account-viewer.ts';
 import './pcm/index.ts';
 import './catalog/views.ts';
 import './order-payment.ts';

@@ -2,7 +2,7 @@
 
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
-import { CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
+import { ACCOUNT_TOKEN_HEADER, CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { CartTotalsRef, type CartTotalsShape, MoneyRef, toTotals } from './money.ts';
@@ -108,6 +108,14 @@ export const Orders = defineResource({
       'Upstream id of the customer the order belongs to; null for a guest order.',
       { from: 'relationships.customer.data.id', nullable: true },
     ),
+    accountId: field.id('Upstream id of the account a member ordered for; null otherwise.', {
+      from: 'relationships.account.data.id',
+      nullable: true,
+    }),
+    accountMemberId: field.id('Upstream id of the account member who ordered; null otherwise.', {
+      from: 'relationships.account_member.data.id',
+      nullable: true,
+    }),
     /** The lines, when the answer that carried the order included them (checkout does). */
     items: field.carried((): OrderItemShape[] | undefined => undefined),
   },
@@ -230,7 +238,9 @@ const CheckoutCartInput = builder.inputType('CheckoutCartInput', {
   description:
     'Turns a cart into an order. Name the customer with `customer` (a guest) or `customerId` ' +
     '(an existing customer; the order is linked to them), not both; with a customer token ' +
-    '(X-Moltin-Customer-Token) both may be left out and the order is that customer’s.',
+    '(X-Moltin-Customer-Token) both may be left out and the order is that customer’s; with an ' +
+    'account member’s token the order is the account’s (`customer` then names the contact, ' +
+    'the member by default).',
   fields: (t) => ({
     cartId: t.id({ required: true, description: 'The cart id upstream.' }),
     customer: t.field({
@@ -294,11 +304,18 @@ builder.mutationField('checkoutCart', (t) =>
         customer = { email, name: judgeNonEmpty(input.customer.name, 'input.customer.name') };
       } else if (input.customerId !== null && input.customerId !== undefined) {
         customer = { id: judgeUuid(input.customerId, 'input.customerId') };
-      } else if (forwardedHeaders(context)?.[CUSTOMER_TOKEN_HEADER] === undefined) {
-        throw new BadUserInputError(
-          'input.customer or input.customerId is required (or sign in: X-Moltin-Customer-Token)',
-          { field: 'input.customer' },
-        );
+      } else {
+        const signedIn = forwardedHeaders(context);
+        if (
+          signedIn?.[CUSTOMER_TOKEN_HEADER] === undefined &&
+          signedIn?.[ACCOUNT_TOKEN_HEADER] === undefined
+        ) {
+          throw new BadUserInputError(
+            'input.customer or input.customerId is required (or sign in: X-Moltin-Customer-Token, ' +
+              'or an account member’s EP-Account-Management-Authentication-Token)',
+            { field: 'input.customer' },
+          );
+        }
       }
       const data: JsonObject = {
         billing_address: judgeAddress(input.billingAddress, 'input.billingAddress'),

@@ -24,6 +24,8 @@ export const DEFAULT_FORWARDED_HEADERS: readonly string[] = [
 
 /** The customer token header: `viewer` is null without it. */
 export const CUSTOMER_TOKEN_HEADER = 'x-moltin-customer-token';
+/** An account member's token: `viewer` is the member's, for the token's account. */
+export const ACCOUNT_TOKEN_HEADER = 'ep-account-management-authentication-token';
 /** The v2 currency header (a 3-letter code); `createCart(input: { currency })` sends it too. */
 export const CURRENCY_HEADER = 'x-moltin-currency';
 

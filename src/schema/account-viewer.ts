@@ -1,0 +1,285 @@
+/**
+ * An account member signs in and acts for an account: `createAccountMemberToken` (POST
+ * /v2/account-members/tokens, by password: one token per account the member buys for) and the
+ * member's side of `viewer` (who they are and which account the request's
+ * EP-Account-Management-Authentication-Token acts for). The merchandiser's membership writes are
+ * here too. Isolation is the upstream's: the gateway forwards the account token on every call of
+ * the request and the v2 API scopes carts and orders to its account.
+ */
+import { expectList, expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
+import {
+  BadUserInputError,
+  RateLimitedError,
+  UpstreamUnavailableError,
+} from '../upstream/errors.ts';
+import { Accounts } from './account.ts';
+import { AccountMembers, AccountMemberships } from './account-member.ts';
+import { builder } from './builder.ts';
+import { ViewerRef } from './customer.ts';
+import type { ShapeOfResource } from './resource.ts';
+import { judgeNonEmpty, judgeUuid, readString } from './rows.ts';
+
+builder.objectFields(ViewerRef, (t) => ({
+  accountMember: t.field({
+    type: AccountMembers.ref,
+    nullable: true,
+    description:
+      'The signed-in account member (null for a customer). One upstream GET, only when asked.',
+    resolve: async (viewer, _args, context) => {
+      if (viewer.customer !== null) return null;
+      // Under an account token the members list is that member alone.
+      const [row] = expectList(await context.get(['account-members'], { 'page[limit]': '1' })).data;
+      return row === undefined ? null : AccountMembers.read(row);
+    },
+    extensions: { upstreamCalls: 1 },
+  }),
+  account: t.field({
+    type: Accounts.ref,
+    nullable: true,
+    description:
+      'The account the account token acts for (null for a customer). One upstream GET, only ' +
+      'when asked.',
+    resolve: async (viewer, _args, context) => {
+      if (viewer.customer !== null) return null;
+      // Under an account token the accounts list is the token's account alone.
+      const [row] = expectList(await context.get(['accounts'], { 'page[limit]': '1' })).data;
+      return row === undefined ? null : Accounts.read(row);
+    },
+    extensions: { upstreamCalls: 1 },
+  }),
+}));
+
+// ---- signing in ------------------------------------------------------------------------------
+
+const MAX_SECRET = 1024;
+
+const CreateAccountMemberTokenInput = builder.inputType('CreateAccountMemberTokenInput', {
+  description:
+    'An account member’s credentials in a password profile of the account-authentication ' +
+    'realm. The password is never logged nor echoed.',
+  fields: (t) => ({
+    passwordProfileId: t.id({
+      required: true,
+      description: 'The password profile (upstream id) the username and password belong to.',
+    }),
+    username: t.string({ required: true, description: 'The member’s username (often an email).' }),
+    password: t.string({ required: true, description: 'The member’s password.' }),
+  }),
+});
+
+interface AccountTokenShape {
+  accountId: string;
+  accountName: string;
+  token: string;
+  expiresAt: string;
+}
+
+const AccountMemberTokenRef = builder.objectRef<AccountTokenShape>('AccountMemberToken').implement({
+  description:
+    'A token to act for one account: send it as EP-Account-Management-Authentication-Token ' +
+    '(beside an implicit bearer token) for that account’s carts, orders and `viewer`.',
+  fields: (t) => ({
+    accountId: t.exposeID('accountId', { description: 'The account (upstream id).' }),
+    accountName: t.exposeString('accountName', { description: 'The account’s name.' }),
+    token: t.exposeString('token', { description: 'The account token (a secret).' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      description: 'When the token stops working; sign in again then.',
+    }),
+  }),
+});
+
+const CreateAccountMemberTokenPayload = builder
+  .objectRef<{ accountMemberId: string; tokens: AccountTokenShape[] }>(
+    'CreateAccountMemberTokenPayload',
+  )
+  .implement({
+    description: 'The signed-in member and one token per account they buy for.',
+    fields: (t) => ({
+      accountMemberId: t.exposeID('accountMemberId', {
+        description: 'The account member (upstream id).',
+      }),
+      tokens: t.field({
+        type: [AccountMemberTokenRef],
+        description: 'One token per account the member buys for (none when they buy for none).',
+        resolve: (payload) => payload.tokens,
+      }),
+    }),
+  });
+
+function unusableToken(what: string): UpstreamUnavailableError {
+  return new UpstreamUnavailableError(
+    `The commerce service sent an unusable answer (account_management_authentication_token.${what})`,
+    { reason: 'invalid-body' },
+  );
+}
+
+/** `expires` as production sends it (an ISO time) or as epoch seconds. */
+function expiresOf(row: JsonObject): string {
+  const expires = row.expires;
+  const time =
+    typeof expires === 'number'
+      ? expires * 1000
+      : typeof expires === 'string'
+        ? Date.parse(expires)
+        : Number.NaN;
+  if (!Number.isFinite(time)) throw unusableToken('expires');
+  return new Date(time).toISOString();
+}
+
+function judgeSecret(value: string, field: string): string {
+  if (value === '' || value.length > MAX_SECRET) {
+    throw new BadUserInputError(`${field} must be 1 to ${MAX_SECRET} characters`, { field });
+  }
+  return value;
+}
+
+builder.mutationField('createAccountMemberToken', (t) =>
+  t.field({
+    type: CreateAccountMemberTokenPayload,
+    description:
+      'Signs an account member in by password (POST /v2/account-members/tokens); works with an ' +
+      'implicit token. A wrong username or password is UNAUTHENTICATED, without saying which.',
+    args: {
+      input: t.arg({
+        type: CreateAccountMemberTokenInput,
+        required: true,
+        description: 'The credentials.',
+      }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const profile = judgeUuid(String(input.passwordProfileId), 'input.passwordProfileId');
+      const username = judgeNonEmpty(input.username, 'input.username');
+      const password = judgeSecret(input.password, 'input.password');
+      const response = await context
+        .write({
+          method: 'POST',
+          segments: ['account-members', 'tokens'],
+          body: {
+            data: {
+              type: 'account_management_authentication_token',
+              authentication_mechanism: 'password',
+              password_profile_id: profile,
+              username,
+              password,
+            },
+          },
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof RateLimitedError)) throw error;
+          throw new RateLimitedError(
+            'Too many failed sign-ins for this username or from this client; retry later',
+            {
+              upstreamStatus: error.upstreamStatus,
+              retryAfterMs: error.retryAfterMs,
+              cause: error,
+            },
+          );
+        });
+      // Token rows carry no id: read the body as the token answer it is.
+      const body = isJsonObject(response.body) ? response.body : {};
+      const meta = isJsonObject(body.meta) ? body.meta : {};
+      if (!Array.isArray(body.data)) throw unusableToken('data');
+      return {
+        accountMemberId: readString(meta, 'account_member_id', 'account_management_token.meta'),
+        tokens: body.data.map((row) => {
+          if (!isJsonObject(row)) throw unusableToken('data[]');
+          const type = 'account_management_authentication_token';
+          return {
+            accountId: readString(row, 'account_id', type),
+            accountName: readString(row, 'account_name', type),
+            token: readString(row, 'token', type),
+            expiresAt: expiresOf(row),
+          };
+        }),
+      };
+    },
+  }),
+);
+
+// ---- the merchandiser's membership writes ----------------------------------------------------
+
+type MembershipShape = ShapeOfResource<typeof AccountMemberships>;
+
+const MembershipInput = builder.inputType('CreateAccountMembershipInput', {
+  description: 'An account member to add to an account.',
+  fields: (t) => ({
+    accountId: t.id({ required: true, description: 'The account (upstream id).' }),
+    accountMemberId: t.id({ required: true, description: 'The member (upstream id).' }),
+  }),
+});
+
+const DeleteMembershipInput = builder.inputType('DeleteAccountMembershipInput', {
+  description: 'A membership to end.',
+  fields: (t) => ({
+    accountId: t.id({ required: true, description: 'The account (upstream id).' }),
+    membershipId: t.id({ required: true, description: 'The membership (upstream id).' }),
+  }),
+});
+
+const MembershipPayload = builder
+  .objectRef<{ membership: () => MembershipShape }>('CreateAccountMembershipPayload')
+  .implement({
+    description: 'The membership that was created.',
+    fields: (t) => ({
+      membership: t.field({
+        type: AccountMemberships.ref,
+        nullable: true,
+        description:
+          'The membership as stored (null, with a WRITE_COMMITTED error, when the write ' +
+          'happened but its answer was unusable).',
+        resolve: (result) => result.membership(),
+      }),
+    }),
+  });
+
+const DeleteMembershipPayload = builder
+  .objectRef<{ deletedMembershipId: string }>('DeleteAccountMembershipPayload')
+  .implement({
+    description: 'The id of the membership that was ended.',
+    fields: (t) => ({
+      deletedMembershipId: t.exposeID('deletedMembershipId', {
+        description: 'Upstream id of the membership.',
+      }),
+    }),
+  });
+
+builder.mutationFields((t) => ({
+  createAccountMembership: t.field({
+    type: MembershipPayload,
+    description:
+      'Lets an account member buy for an account (POST /v2/accounts/{id}/account-memberships); ' +
+      'a member already in the account is CONFLICT.',
+    args: {
+      input: t.arg({ type: MembershipInput, required: true, description: 'Who and where.' }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const accountId = judgeUuid(String(input.accountId), 'input.accountId');
+      const memberId = judgeUuid(String(input.accountMemberId), 'input.accountMemberId');
+      const response = await context.write({
+        method: 'POST',
+        segments: ['accounts', accountId, 'account-memberships'],
+        body: { data: { type: 'account_membership', account_member_id: memberId } },
+      });
+      return {
+        membership: () => AccountMemberships.read(expectResource(response), { accountId }),
+      };
+    },
+  }),
+  deleteAccountMembership: t.field({
+    type: DeleteMembershipPayload,
+    description: 'Ends a membership (DELETE /v2/accounts/{id}/account-memberships/{id}).',
+    args: {
+      input: t.arg({ type: DeleteMembershipInput, required: true, description: 'Which one.' }),
+    },
+    resolve: async (_root, { input }, context) => {
+      const accountId = judgeUuid(String(input.accountId), 'input.accountId');
+      const membershipId = judgeUuid(String(input.membershipId), 'input.membershipId');
+      await context.write({
+        method: 'DELETE',
+        segments: ['accounts', accountId, 'account-memberships', membershipId],
+      });
+      return { deletedMembershipId: membershipId };
+    },
+  }),
+}));
