@@ -22,6 +22,7 @@ import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, conflict, notFound, unprocessable } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
+import { emitEvent } from '../integrations/events.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import {
   checkType,
@@ -137,6 +138,9 @@ export function accountMembershipRoutes(ctx: ServiceContext): FastifyPluginAsync
                                             created_at, updated_at)
            VALUES (@id, @store_id, @account_id, @account_member_id, @created_at, @updated_at)`,
         ).run(membership);
+        emitEvent(db, membership.store_id, 'account-membership.created', () => ({
+          data: presentMembership(membership),
+        }));
         return membership;
       })();
       reply.code(201);

@@ -12,6 +12,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import {
   accountAuthenticationSettingsId,
   accountRealmId,
+  presentAccountMember,
   presentUserAuthenticationInfo,
   requireRealm,
   type UserAuthenticationInfoRow,
@@ -20,6 +21,7 @@ import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
+import { emitEvent } from '../integrations/events.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import {
   checkType,
@@ -138,11 +140,17 @@ export function userAuthenticationInfoRoutes(ctx: ServiceContext): FastifyPlugin
         created_at: now,
         updated_at: now,
       };
-      db.prepare(
-        `INSERT INTO user_authentication_info (id, store_id, realm_id, name, email, username,
-                                               created_at, updated_at)
-         VALUES (@id, @store_id, @realm_id, @name, @email, @username, @created_at, @updated_at)`,
-      ).run(row);
+      db.transaction(() => {
+        db.prepare(
+          `INSERT INTO user_authentication_info (id, store_id, realm_id, name, email, username,
+                                                 created_at, updated_at)
+           VALUES (@id, @store_id, @realm_id, @name, @email, @username, @created_at, @updated_at)`,
+        ).run(row);
+        // The record is an account member too (same id): production's account-member.created.
+        emitEvent(db, row.store_id, 'account-member.created', () => ({
+          data: presentAccountMember(row),
+        }));
+      })();
       reply.code(201);
       return { data: presentUserAuthenticationInfo(row) };
     });
