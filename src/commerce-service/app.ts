@@ -3,6 +3,8 @@
  * listens for `npm run service`, src/main.ts beside the gateway, tests on port 0.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
+import { ensureAccountRealms } from './account-members.ts';
+import { createAccountMemberResolver } from './account-tokens.ts';
 import { createAuthenticator } from './auth.ts';
 import {
   type ClientCredentials,
@@ -14,10 +16,12 @@ import {
 import type { RouteModule, ServiceContext } from './context.ts';
 import { createCustomerResolver } from './customers.ts';
 import { openDatabase } from './db.ts';
-import { frameworkErrorHandler, registerErrorHandling } from './errors.ts';
+import { badRequest, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { startDeliverer } from './integrations/deliverer.ts';
 import { attachOutbox } from './integrations/events.ts';
 import { startExportRunner } from './jobs/order-export.ts';
+import { accountMemberRoutes } from './routes/account-members.ts';
+import { accountMembershipRoutes } from './routes/account-memberships.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { cartRoutes } from './routes/carts.ts';
 import { catalogRuleRoutes } from './routes/catalog-rules.ts';
@@ -34,6 +38,7 @@ import { jobRoutes } from './routes/jobs.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { orderPaymentRoutes } from './routes/order-payments.ts';
 import { orderRoutes } from './routes/orders.ts';
+import { passwordProfileRoutes } from './routes/password-profiles.ts';
 import { pcmHierarchyRoutes } from './routes/pcm-hierarchies.ts';
 import { pcmJobRoutes } from './routes/pcm-jobs.ts';
 import { pcmNodeProductRoutes } from './routes/pcm-node-products.ts';
@@ -49,6 +54,7 @@ import { promotionRoutes } from './routes/promotions.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { shopperCatalogRoutes } from './routes/shopper-catalog.ts';
 import { stockTransactionRoutes } from './routes/stock-transactions.ts';
+import { userAuthenticationInfoRoutes } from './routes/user-authentication-info.ts';
 import { checkScope, needsScope, scopeOf } from './scopes.ts';
 import { createSignInLimiter } from './sign-in-limits.ts';
 import { ensureStores, type StoreContext } from './stores.ts';
@@ -107,6 +113,10 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     orderPaymentRoutes,
     fileRoutes,
     accountRoutes,
+    accountMemberRoutes,
+    accountMembershipRoutes,
+    userAuthenticationInfoRoutes,
+    passwordProfileRoutes,
     customerRoutes,
     promotionRoutes,
     promotionCodeRoutes,
@@ -154,7 +164,9 @@ export async function createCommerceService(
 
   let app: FastifyInstance;
   try {
-    const [demoStore] = ensureStores(db, options.clients, ctx.timestamp());
+    const storeIds = ensureStores(db, options.clients, ctx.timestamp());
+    ensureAccountRealms(db, storeIds, ctx.timestamp());
+    const [demoStore] = storeIds;
     if (options.seed && demoStore !== undefined) await seedIfEmpty(ctx, demoStore, options);
     app = Fastify({
       logger: { level: options.logger === true ? 'info' : 'error' },
@@ -212,6 +224,7 @@ export async function createCommerceService(
   );
   app.decorateRequest('store', null as unknown as StoreContext);
   app.decorateRequest('customer', null);
+  app.decorateRequest('accountMember', null);
 
   await app.register(oauthRoutes(ctx));
   // For a load balancer or a process manager, outside /v2: no token, no scope. The database
@@ -224,6 +237,7 @@ export async function createCommerceService(
 
   const authenticate = createAuthenticator(db, clock);
   const resolveCustomer = createCustomerResolver(db, clock);
+  const resolveAccountMember = createAccountMemberResolver(db, clock);
   for (const [prefix, modules] of Object.entries(authenticatedRoutes)) {
     await app.register(
       async (scoped) => {
@@ -232,6 +246,13 @@ export async function createCommerceService(
         scoped.addHook('onRequest', async (request) => {
           request.store = authenticate(request);
           request.customer = resolveCustomer(request, request.store.id);
+          request.accountMember = resolveAccountMember(request, request.store.id);
+          // Each token is judged first (401 for a bad one); then a request acts for one shopper.
+          if (request.customer !== null && request.accountMember !== null) {
+            throw badRequest(
+              'Send X-Moltin-Customer-Token or EP-Account-Management-Authentication-Token, not both: a request acts for one customer or one account member.',
+            );
+          }
           checkScope(request);
         });
         for (const routes of modules) await scoped.register(routes(ctx));

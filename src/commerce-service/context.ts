@@ -4,6 +4,7 @@
  * Routes under /v2 and /pcm find the caller's store in `request.store` (set by the auth hook).
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { AccountMemberContext } from './account-tokens.ts';
 import type { ClientCredentials } from './config.ts';
 import type { CustomerContext } from './customers.ts';
 import type { Db } from './db.ts';
@@ -30,5 +31,10 @@ declare module 'fastify' {
     store: StoreContext;
     /** The customer of `X-Moltin-Customer-Token`, or null without one; set with `store`. */
     customer: CustomerContext | null;
+    /**
+     * The account member and account of `EP-Account-Management-Authentication-Token`, or null
+     * without one; set with `store`. Never set together with `customer` (the hook refuses both).
+     */
+    accountMember: AccountMemberContext | null;
   }
 }

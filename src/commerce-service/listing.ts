@@ -10,7 +10,7 @@ import { cachedStatement, type Db } from './db.ts';
 import { countResults, keptTotal } from './listing/count.ts';
 import { buildEnvelope, type ListEnvelope } from './listing/envelope.ts';
 import { readWithLadder } from './listing/laddered-read.ts';
-import { type ListSpec, parseListQuery } from './listing/parse.ts';
+import { type ListSpec, parseListQuery, type SqlCondition } from './listing/parse.ts';
 import { buildListSql } from './listing/sql.ts';
 
 // What a list route needs besides listResources: the vocabulary of a ListSpec.
@@ -22,6 +22,7 @@ export {
   type ListSpec,
   MAX_PAGE_LIMIT,
   OFFSET_LIMIT,
+  type SqlCondition,
   standardListSpec,
 } from './listing/parse.ts';
 
@@ -42,6 +43,11 @@ export interface ListResourcesOptions<Row, Item> {
    * store_row_counts counter for the tables that have one (scope `{ store_id }`), else count(*).
    */
   countAll?: () => number;
+  /**
+   * Conditions from code (trusted SQL, bound parameters) every row must also meet, beyond what
+   * an equality scope says: e.g. the members not in an account. The total is then counted.
+   */
+  conditions?: SqlCondition[];
 }
 
 /**
@@ -62,7 +68,10 @@ export function listResources<Row, Item>(
   options: ListResourcesOptions<Row, Item>,
 ): ListEnvelope<Item> {
   const { request, db, spec } = options;
-  const query = parseListQuery(request.query, spec, request.store.settings.pageLength);
+  const parsed = parseListQuery(request.query, spec, request.store.settings.pageLength);
+  const extra = options.conditions ?? [];
+  const query =
+    extra.length === 0 ? parsed : { ...parsed, conditions: [...parsed.conditions, ...extra] };
   const built = buildListSql(
     options.table,
     options.columns ?? '*',
@@ -70,7 +79,7 @@ export function listResources<Row, Item>(
     query,
     spec.idColumn ?? 'id',
   );
-  const countAll = keptTotal(options);
+  const countAll = extra.length === 0 ? keptTotal(options) : undefined;
   const read = db.transaction(() => {
     const laddered = countAll && readWithLadder<Row>(db, options, query, built, countAll);
     if (laddered) return laddered;

@@ -2,13 +2,15 @@
  * What each kind of token may do, route by route: the table of the README's security model.
  * The production API scopes an implicit token (it needs only the client id, which storefronts
  * publish) to shopper work: carts, checkout, signing in, and, with the customer's
- * `X-Moltin-Customer-Token`, that customer's own record and orders. Everything else of the
- * store (settings, Custom APIs and their entries, accounts, files, every store-wide list) needs
- * the store's client_credentials token.
+ * `X-Moltin-Customer-Token`, that customer's own record and orders, or with an account member's
+ * `EP-Account-Management-Authentication-Token`, that account's carts, orders and record and the
+ * member's own record. Everything else of the store (settings, Custom APIs and their entries,
+ * accounts, account members and memberships, authentication realms, files, every store-wide
+ * list) needs the store's client_credentials token.
  *
  * Every /v2 and /pcm route has an entry in ROUTE_SCOPES: app.ts refuses to register a route without
  * one, so a new route cannot go live without a decision. The check runs in the /v2 onRequest
- * hook, after the bearer and customer tokens are resolved and before the body is read.
+ * hook, after the bearer, customer and account tokens are resolved and before the body is read.
  */
 import type { FastifyRequest } from 'fastify';
 import { forbidden } from './errors.ts';
@@ -19,8 +21,13 @@ import { forbidden } from './errors.ts';
  *   only that customer, or the store's token without a customer token, may use it).
  * - `customer`: client_credentials, or an implicit token with `X-Moltin-Customer-Token`; the
  *   route then answers for that customer only (another customer's record is a 404).
+ * - `buyer`: as `customer`, or an implicit token with `EP-Account-Management-Authentication-Token`;
+ *   the route then answers for that account only (another account's cart or order is a 404).
+ * - `account`: client_credentials, or an implicit token with an account token; the route answers
+ *   for the token's own account or member only (any other id is a 404, so existence does not
+ *   leak).
  */
-export type RouteScope = 'store' | 'shopper' | 'customer';
+export type RouteScope = 'store' | 'shopper' | 'customer' | 'buyer' | 'account';
 
 const ENTRIES_BY_ID = '/v2/settings/extensions/custom-apis/:customApiId/entries';
 
@@ -142,6 +149,38 @@ const PROMOTION_ROUTES = ['/v2/promotions', '/v2/rule-promotions'].flatMap((base
   `POST ${base}/usages/anonymize`,
 ]);
 
+/**
+ * The account-authentication realm (settings, password profiles, user-authentication-info and
+ * their passwords), account members and memberships: the store's (client_credentials) only.
+ */
+const REALM = '/v2/authentication-realms/:realmId';
+const UAI = `${REALM}/user-authentication-info/:uaiId`;
+const MEMBERSHIPS = '/v2/accounts/:accountId/account-memberships';
+const ACCOUNT_MEMBER_ROUTES = [
+  'GET /v2/settings/account-authentication',
+  `POST ${REALM}/password-profiles`,
+  `GET ${REALM}/password-profiles`,
+  `GET ${REALM}/password-profiles/:profileId`,
+  `POST ${REALM}/user-authentication-info`,
+  `GET ${REALM}/user-authentication-info`,
+  `GET ${UAI}`,
+  `PUT ${UAI}`,
+  `DELETE ${UAI}`,
+  `POST ${UAI}/user-authentication-password-profile-info`,
+  `GET ${UAI}/user-authentication-password-profile-info`,
+  `GET ${UAI}/user-authentication-password-profile-info/:infoId`,
+  `PUT ${UAI}/user-authentication-password-profile-info/:infoId`,
+  `DELETE ${UAI}/user-authentication-password-profile-info/:infoId`,
+  'GET /v2/account-members',
+  'GET /v2/account-members/:memberId/account-memberships',
+  `POST ${MEMBERSHIPS}`,
+  `GET ${MEMBERSHIPS}`,
+  `GET ${MEMBERSHIPS}/unassigned-account-members`,
+  `GET ${MEMBERSHIPS}/:membershipId`,
+  `PUT ${MEMBERSHIPS}/:membershipId`,
+  `DELETE ${MEMBERSHIPS}/:membershipId`,
+];
+
 /** `METHOD url` (the url as the route was declared, prefix included) → its scope. */
 export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v2/settings': 'store',
@@ -173,9 +212,9 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'PUT /v2/extensions/:slug/:entryId': 'store',
   'DELETE /v2/extensions/:slug/:entryId': 'store',
 
-  // The list of carts is a customer's ("get customer carts"); a cart by id is anyone's who
-  // holds the id, unless it is a customer's (carts.ts).
-  'GET /v2/carts': 'customer',
+  // The list of carts is a customer's ("get customer carts") or an account's; a cart by id is
+  // anyone's who holds the id, unless it is a customer's or an account's (carts.ts).
+  'GET /v2/carts': 'buyer',
   'POST /v2/carts': 'shopper',
   'GET /v2/carts/:cartId': 'shopper',
   'PUT /v2/carts/:cartId': 'shopper',
@@ -195,8 +234,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'POST /v2/orders/:orderId/payments': 'shopper',
   'DELETE /v2/carts/:cartId/discounts/:code': 'shopper',
 
-  'GET /v2/orders': 'customer',
-  'GET /v2/orders/:orderId': 'customer',
+  'GET /v2/orders': 'buyer',
+  'GET /v2/orders/:orderId': 'buyer',
 
   'POST /v2/files': 'store',
   'GET /v2/files': 'store',
@@ -206,7 +245,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
 
   'POST /v2/accounts': 'store',
   'GET /v2/accounts': 'store',
-  'GET /v2/accounts/:accountId': 'store',
+  // An account member reads their own account (the reference storefront's getV2AccountsAccountId).
+  'GET /v2/accounts/:accountId': 'account',
   'PUT /v2/accounts/:accountId': 'store',
   'DELETE /v2/accounts/:accountId': 'store',
 
@@ -226,6 +266,12 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v2/jobs/:jobId': 'store',
   'GET /v2/jobs/:jobId/file': 'store',
   'GET /v2/jobs/:jobId/file/content': 'store',
+
+  // Account members (read-only: each is a user-authentication-info record of the account realm)
+  // and memberships: the store's. A member reads their own record; signing in is a shopper's.
+  ...Object.fromEntries(ACCOUNT_MEMBER_ROUTES.map((route) => [route, 'store' as const])),
+  'GET /v2/account-members/:memberId': 'account',
+  'POST /v2/account-members/tokens': 'shopper',
 
   'POST /v2/customers': 'store',
   'GET /v2/customers': 'customer',
@@ -306,8 +352,8 @@ export function scopeOf(method: string, url: string): RouteScope | undefined {
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Throws 403 when the request's token may not use its route. Call after `request.store` and
- * `request.customer` are set. A request that matched no route passes: it answers 404.
+ * Throws 403 when the request's token may not use its route. Call after `request.store`,
+ * `request.customer` and `request.accountMember` are set. A request that matched no route passes: it answers 404.
  */
 export function checkScope(request: FastifyRequest): void {
   if (request.store.grant === 'client_credentials' || request.is404) return;
@@ -315,6 +361,8 @@ export function checkScope(request: FastifyRequest): void {
   const scope = scopeOf(request.method, url);
   if (scope === 'shopper') return;
   if (scope === 'customer' && request.customer !== null) return;
+  if (scope === 'buyer' && (request.customer !== null || request.accountMember !== null)) return;
+  if (scope === 'account' && request.accountMember !== null) return;
   if (!READS.has(request.method)) {
     throw forbidden(
       'This token comes from an implicit grant and is read-only here; use a client_credentials token to write.',
@@ -323,6 +371,16 @@ export function checkScope(request: FastifyRequest): void {
   if (scope === 'customer') {
     throw forbidden(
       'An implicit token reads this only for a signed-in customer: send X-Moltin-Customer-Token (their own data), or use a client_credentials token.',
+    );
+  }
+  if (scope === 'buyer') {
+    throw forbidden(
+      'An implicit token reads this only for a signed-in customer or account member: send X-Moltin-Customer-Token or EP-Account-Management-Authentication-Token (their own data), or use a client_credentials token.',
+    );
+  }
+  if (scope === 'account') {
+    throw forbidden(
+      'An implicit token reads this only for a signed-in account member: send EP-Account-Management-Authentication-Token (their own account and record), or use a client_credentials token.',
     );
   }
   throw forbidden(

@@ -8,7 +8,6 @@
  * (custom-apis.ts) and the words records are drawn from (vocabulary.ts).
  */
 import { createHash } from 'node:crypto';
-import { hashPasswordSync } from './customers.ts';
 import type { Db as Database } from './db.ts';
 import { uuidFromBytes } from './ids.ts';
 import { loadWithoutLadder } from './ladder.ts';
@@ -17,6 +16,7 @@ import { type OrderRow, renderOrder } from './routes/orders.ts';
 import { type CatalogSeedOptions, seedCatalog, wipeCatalog } from './seed/catalog.ts';
 import { CUSTOM_APIS } from './seed/custom-apis.ts';
 import { generateOrders } from './seed/orders.ts';
+import { seedAccountMembers, seedCustomers } from './seed/people.ts';
 import { createRandom, iso, type Random, SEED_EPOCH } from './seed/random.ts';
 
 export interface SeedOptions extends CatalogSeedOptions {
@@ -33,6 +33,8 @@ export interface SeedSummary {
   files: number;
   accounts: number;
   customers: number;
+  /** Account members who can sign in (seed/people.ts). */
+  accountMembers: number;
   /** PXM products (children included) of the demo catalog. */
   products: number;
   /** Wall time of the whole seed, milliseconds. */
@@ -41,14 +43,8 @@ export interface SeedSummary {
 
 export const DEFAULT_SEED_ORDERS = 12_000;
 
-/**
- * The demo store's customers and their passwords (documented in the README, so a storefront
- * developer can sign in: `POST /v2/customers/tokens`, or `createCustomerToken` in GraphQL).
- */
-export const DEMO_CUSTOMERS = [
-  { name: 'Ada Lovelace', email: 'ada@example.com', password: 'ada-demo-password' },
-  { name: 'Grace Hopper', email: 'grace@example.com', password: 'grace-demo-password' },
-] as const;
+// The people who can sign in live in seed/people.ts; their names and passwords are the README's.
+export { DEMO_ACCOUNT_MEMBERS, DEMO_CUSTOMERS, DEMO_MEMBER_ACCOUNTS } from './seed/people.ts';
 
 /** From this many orders on, the order indexes are rebuilt after the load instead of kept up. */
 const BULK_THRESHOLD = 2_000;
@@ -73,6 +69,8 @@ export function wipeStoreData(db: Database, storeId: string): void {
       'DELETE FROM file_contents WHERE file_id IN (SELECT id FROM files WHERE store_id = ?)',
     ).run(storeId);
     db.prepare('DELETE FROM files WHERE store_id = ?').run(storeId);
+    // Members first: their passwords, memberships and tokens go with them (foreign keys).
+    db.prepare('DELETE FROM user_authentication_info WHERE store_id = ?').run(storeId);
     db.prepare('DELETE FROM accounts WHERE store_id = ?').run(storeId);
     db.prepare('DELETE FROM customers WHERE store_id = ?').run(storeId);
     wipeCatalog(db, storeId);
@@ -117,6 +115,7 @@ export function seedDemoStore(
       files: 0,
       accounts: 0,
       customers: 0,
+      accountMembers: 0,
       products: 0,
       ms: 0,
     },
@@ -132,7 +131,10 @@ export function seedDemoStore(
       seedFiles(seed);
       seedDemoCart(seed);
       seedOrders(seed, orderCount);
-      seedCustomers(seed);
+      seed.summary.customers = seedCustomers(db, storeId);
+      const people = seedAccountMembers(db, storeId);
+      seed.summary.accounts += people.accounts;
+      seed.summary.accountMembers = people.members;
       // Its own PRNG stream: the rows above are what they were before the catalog existed.
       seed.summary.products = seedCatalog(db, storeId, options).products;
     }),
@@ -425,30 +427,4 @@ function seedOrders({ db, storeId, random, summary }: SeedRun, orderCount: numbe
   });
   flush();
   for (const index of indexes) db.exec(index.sql);
-}
-
-/** DEMO_CUSTOMERS, with passwords the README documents. */
-function seedCustomers({ db, storeId, summary }: SeedRun): void {
-  // Customers from a generator of their own, so that adding them changed no other row.
-  const people = createRandom(`commerce-seed-customers:${storeId}`);
-  const customerStmt = db.prepare(
-    `INSERT INTO customers (id, store_id, name, email, email_key, password_hash, created_at,
-                            updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  DEMO_CUSTOMERS.forEach((customer, i) => {
-    const at = iso(SEED_EPOCH - 31 * 86_400_000 + i * 60_000);
-    const salt = Buffer.from(people.uuid().replaceAll('-', ''), 'hex');
-    customerStmt.run(
-      people.uuid(),
-      storeId,
-      customer.name,
-      customer.email,
-      customer.email.toLowerCase(),
-      hashPasswordSync(customer.password, salt),
-      at,
-      at,
-    );
-    summary.customers++;
-  });
 }

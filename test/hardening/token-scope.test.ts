@@ -3,8 +3,9 @@
  * (fastify's own list, through serviceRoutes) is called with each token kind and answers as
  * the README's token-scope table says. A route missing from TABLE fails the walk, so a new
  * route cannot go live without a decision; an answer a shopper gets never carries another
- * customer's data. Over real HTTP, against a store with two customers, a guest, a Custom API
- * of member emails, an account and a file.
+ * customer’s data. Over real HTTP, against a store with two customers, a guest, a Custom API
+ * of member emails, two accounts with a signed-in account member each (the `account` kind is
+ * one of them, under the implicit token) and a file.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +26,15 @@ const ANYONE: Expect = { store: 200, guest: 200, account: 200, ann: 200 };
 const ANNS: Expect = { store: 200, guest: 403, account: 403, ann: 200 };
 /** Someone else's record, cart or order, as Ann sees it: it does not exist. */
 const NOT_ANNS: Expect = { store: 200, guest: 403, account: 403, ann: 404 };
+/** The store's token, a signed-in customer or an account member (their own carts, orders). */
+const BUYER: Expect = { store: 200, guest: 403, account: 200, ann: 200 };
+/** The account member's own account or record. */
+const THE_MEMBERS: Expect = { store: 200, guest: 403, account: 200, ann: 403 };
+/** Another account or member, as the account member sees it: it does not exist. */
+const NOT_THE_MEMBERS: Expect = { store: 200, guest: 403, account: 404, ann: 403 };
+const REALM = '/v2/authentication-realms/:realmId';
+const UAI = `${REALM}/user-authentication-info/:uaiId`;
+const MEMBERSHIPS = '/v2/accounts/:accountId/account-memberships';
 
 /** Fixture names a case's params refer to; resolved once the fixtures exist. */
 type Ref =
@@ -33,6 +43,13 @@ type Ref =
   | 'entry'
   | 'slug'
   | 'account'
+  | 'otherAccount'
+  | 'realm'
+  | 'profile'
+  | 'member'
+  | 'otherMember'
+  | 'passwordInfo'
+  | 'membership'
   | 'file'
   | 'ann'
   | 'bob'
@@ -92,7 +109,7 @@ const TABLE: Record<string, Case[]> = {
   ],
   '/v2/extensions/:slug': [{ params: { slug: 'slug' }, expect: STORE }],
   '/v2/extensions/:slug/:entryId': [{ params: { slug: 'slug', entryId: 'entry' }, expect: STORE }],
-  '/v2/carts': [{ expect: CUSTOMER }],
+  '/v2/carts': [{ expect: BUYER }],
   '/v2/carts/:cartId': [
     { params: { cartId: 'guestCart' }, expect: ANYONE },
     { params: { cartId: 'annCart' }, expect: { ...ANYONE, guest: 404, account: 404 } },
@@ -103,11 +120,12 @@ const TABLE: Record<string, Case[]> = {
     { params: { cartId: 'annCart' }, expect: { ...ANYONE, guest: 404, account: 404 } },
     { params: { cartId: 'bobCart' }, expect: { ...ANYONE, guest: 404, account: 404, ann: 404 } },
   ],
-  '/v2/orders': [{ expect: CUSTOMER }],
+  '/v2/orders': [{ expect: BUYER }],
+  // The account member's token is a buyer's: another's order does not exist for it.
   '/v2/orders/:orderId': [
-    { params: { orderId: 'annOrder' }, expect: ANNS },
-    { params: { orderId: 'bobOrder' }, expect: NOT_ANNS },
-    { params: { orderId: 'guestOrder' }, expect: NOT_ANNS },
+    { params: { orderId: 'annOrder' }, expect: { ...ANNS, account: 404 } },
+    { params: { orderId: 'bobOrder' }, expect: { ...NOT_ANNS, account: 404 } },
+    { params: { orderId: 'guestOrder' }, expect: { ...NOT_ANNS, account: 404 } },
   ],
   '/v2/files': [{ expect: STORE }],
   '/v2/files/:fileId': [{ params: { fileId: 'file' }, expect: STORE }],
@@ -132,7 +150,40 @@ const TABLE: Record<string, Case[]> = {
   '/v2/jobs/:jobId/file': [{ params: { jobId: 'exportJob' }, expect: STORE }],
   '/v2/jobs/:jobId/file/content': [{ params: { jobId: 'exportJob' }, expect: STORE }],
   '/v2/accounts': [{ expect: STORE }],
-  '/v2/accounts/:accountId': [{ params: { accountId: 'account' }, expect: STORE }],
+  '/v2/accounts/:accountId': [
+    { params: { accountId: 'account' }, expect: THE_MEMBERS },
+    { params: { accountId: 'otherAccount' }, expect: NOT_THE_MEMBERS },
+  ],
+  // The account-authentication realm, members and memberships: the store's, but for the
+  // member's own record.
+  '/v2/settings/account-authentication': [{ expect: STORE }],
+  [`${REALM}/password-profiles`]: [{ params: { realmId: 'realm' }, expect: STORE }],
+  [`${REALM}/password-profiles/:profileId`]: [
+    { params: { realmId: 'realm', profileId: 'profile' }, expect: STORE },
+  ],
+  [`${REALM}/user-authentication-info`]: [{ params: { realmId: 'realm' }, expect: STORE }],
+  [UAI]: [{ params: { realmId: 'realm', uaiId: 'member' }, expect: STORE }],
+  [`${UAI}/user-authentication-password-profile-info`]: [
+    { params: { realmId: 'realm', uaiId: 'member' }, expect: STORE },
+  ],
+  [`${UAI}/user-authentication-password-profile-info/:infoId`]: [
+    { params: { realmId: 'realm', uaiId: 'member', infoId: 'passwordInfo' }, expect: STORE },
+  ],
+  '/v2/account-members': [{ expect: STORE }],
+  '/v2/account-members/:memberId': [
+    { params: { memberId: 'member' }, expect: THE_MEMBERS },
+    { params: { memberId: 'otherMember' }, expect: NOT_THE_MEMBERS },
+  ],
+  '/v2/account-members/:memberId/account-memberships': [
+    { params: { memberId: 'member' }, expect: STORE },
+  ],
+  [MEMBERSHIPS]: [{ params: { accountId: 'account' }, expect: STORE }],
+  [`${MEMBERSHIPS}/unassigned-account-members`]: [
+    { params: { accountId: 'account' }, expect: STORE },
+  ],
+  [`${MEMBERSHIPS}/:membershipId`]: [
+    { params: { accountId: 'account', membershipId: 'membership' }, expect: STORE },
+  ],
   '/v2/customers': [{ expect: CUSTOMER }],
   // The Product Experience Manager is the store's admin API: client_credentials only.
   '/pcm/products': [{ expect: STORE }],
@@ -370,6 +421,50 @@ beforeAll(async () => {
   ids.account = (
     await made('POST', '/v2/accounts', admin, { data: { type: 'account', name: 'Acme Ltd' } })
   ).id;
+  ids.otherAccount = (
+    await made('POST', '/v2/accounts', admin, { data: { type: 'account', name: 'Other Co' } })
+  ).id;
+  // An account member of Acme Ltd, signed in: the 'account' kind below.
+  ids.realm = (
+    await call('GET', '/v2/settings/account-authentication', admin)
+  ).json.data.relationships.authentication_realm.data.id;
+  ids.profile = (
+    await call('GET', `/v2/authentication-realms/${ids.realm}/password-profiles`, admin)
+  ).json.data[0].id;
+  const uaiBase = `/v2/authentication-realms/${ids.realm}/user-authentication-info`;
+  for (const [ref, email] of [
+    ['member', 'buyer@example.com'],
+    ['otherMember', 'other-buyer@example.com'],
+  ] as const) {
+    ids[ref] = (
+      await made('POST', uaiBase, admin, {
+        data: { type: 'user_authentication_info', name: ref, email },
+      })
+    ).id;
+  }
+  ids.passwordInfo = (
+    await made(
+      'POST',
+      `${uaiBase}/${ids.member}/user-authentication-password-profile-info`,
+      admin,
+      {
+        data: {
+          type: 'user_authentication_password_profile_info',
+          username: 'buyer@example.com',
+          password: 'buyer-pw-1',
+          password_profile_id: ids.profile,
+        },
+      },
+    )
+  ).id;
+  ids.membership = (
+    await made('POST', `/v2/accounts/${ids.account}/account-memberships`, admin, {
+      data: { type: 'account_membership', account_member_id: ids.member },
+    })
+  ).id;
+  await made('POST', `/v2/accounts/${ids.otherAccount}/account-memberships`, admin, {
+    data: { type: 'account_membership', account_member_id: ids.otherMember },
+  });
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array([1, 2, 3])], { type: 'text/plain' }), 'private.txt');
   const upload = await fetch(`${url}/v2/files`, { method: 'POST', headers: admin, body: form });
@@ -598,11 +693,19 @@ beforeAll(async () => {
 
   headersOf.store = admin;
   headersOf.guest = implicit;
-  // A B2B account member's token: the service does not honour it, so it opens nothing.
-  headersOf.account = {
-    ...implicit,
-    'ep-account-management-authentication-token': 'a'.repeat(40),
-  };
+  // A B2B account member of Acme Ltd, signed in, under the implicit token.
+  const accountToken = (
+    await made('POST', '/v2/account-members/tokens', implicit, {
+      data: {
+        type: 'account_management_authentication_token',
+        authentication_mechanism: 'password',
+        password_profile_id: ids.profile,
+        username: 'buyer@example.com',
+        password: 'buyer-pw-1',
+      },
+    })
+  )[0].token;
+  headersOf.account = { ...implicit, 'ep-account-management-authentication-token': accountToken };
   headersOf.ann = asAnn;
   const everyone = [
     'ann@example.com',
@@ -611,12 +714,19 @@ beforeAll(async () => {
     'Gus Guest',
     'member@example.com',
     'Acme Ltd',
+    'Other Co',
+    'buyer@example.com',
+    'other-buyer@example.com',
     'private.txt',
     ids.ann,
     ids.bob,
     ids.annOrder,
     ids.bobOrder,
     ids.guestOrder,
+    ids.account,
+    ids.otherAccount,
+    ids.member,
+    ids.otherMember,
     'Unreleased gadget',
     'Secret range',
     'Secret shelf',
@@ -624,7 +734,9 @@ beforeAll(async () => {
   // An integration's secret key is nobody's to read, the store's token included.
   foreignTo.store = ['hook-secret'];
   foreignTo.guest = [...everyone, 'hook-secret'];
-  foreignTo.account = [...everyone, 'hook-secret'];
+  // The member sees their own record and account, nothing else.
+  const theMembers = ['Acme Ltd', 'buyer@example.com', ids.account, ids.member];
+  foreignTo.account = [...everyone.filter((v) => !theMembers.includes(v)), 'hook-secret'];
   foreignTo.ann = everyone.filter(
     (v) => v !== 'ann@example.com' && v !== ids.ann && v !== ids.annOrder,
   );
@@ -698,7 +810,7 @@ describe('the scope of each kind of token, route by route', () => {
     // POST /v2/inventories/multiple is a read of several products' stock (inventory.test.ts);
     // paying an order the shopper placed is walked in test/gateway/catalog-journey.test.ts.
     const shopperWrites =
-      /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/inventories\/multiple$|^\/v2\/orders\/:orderId\/payments$/;
+      /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/account-members\/tokens$|^\/v2\/inventories\/multiple$|^\/v2\/orders\/:orderId\/payments$/;
     const problems: string[] = [];
     const writes = serviceRoutes(app).filter(
       (r) =>

@@ -77,7 +77,9 @@ describe('the demo seed', () => {
       customApis: 3,
       carts: 1,
       files: 5,
-      accounts: 30,
+      // 30 generated, and Acme Corp and Beta LLC with their demo members.
+      accounts: 32,
+      accountMembers: 2,
     });
     expect(summary.entries).toBeGreaterThan(100);
     expect(summary.orderItems).toBeGreaterThanOrEqual(12_000);
@@ -117,6 +119,7 @@ describe('the demo seed', () => {
       .pluck()
       .all();
     expect(indexes.sort()).toEqual([
+      'orders_account_created',
       'orders_created',
       'orders_customer_created',
       'orders_customer_id',
@@ -189,7 +192,7 @@ describe('the demo seed', () => {
         expect(entries.meta.results.total).toBe(40);
         expect(entries.data[0].type).toBe('wishlists_ext');
         expect((await get('/v2/files')).meta.results.total).toBe(5);
-        expect((await get('/v2/accounts')).meta.results.total).toBe(30);
+        expect((await get('/v2/accounts')).meta.results.total).toBe(32);
         return (await get('/v2/orders')).meta.results.total as number;
       } finally {
         await app.close();
@@ -201,6 +204,53 @@ describe('the demo seed', () => {
       expect(await countOrders(200)).toBe(100);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('seeds account members who sign in with the README’s passwords', async () => {
+    const seeded = await startSeededService(0);
+    try {
+      const implicit = await seeded.token(undefined, 'implicit');
+      const settings = await seeded.call('GET', '/v2/settings/account-authentication');
+      const realm = settings.body.data.relationships.authentication_realm.data.id;
+      const profiles = await seeded.call(
+        'GET',
+        `/v2/authentication-realms/${realm}/password-profiles`,
+      );
+      expect(profiles.body.data.map((p: { name: string }) => p.name)).toEqual([
+        'Username & password',
+      ]);
+      const signIn = (username: string, password: string) =>
+        seeded.call('POST', '/v2/account-members/tokens', {
+          token: implicit,
+          json: {
+            data: {
+              type: 'account_management_authentication_token',
+              authentication_mechanism: 'password',
+              password_profile_id: profiles.body.data[0].id,
+              username,
+              password,
+            },
+          },
+        });
+      const ada = await signIn('ada@example.com', 'ada-password');
+      expect(ada.status).toBe(201);
+      expect(ada.body.data.map((t: { account_name: string }) => t.account_name)).toEqual([
+        'Acme Corp',
+        'Beta LLC',
+      ]);
+      const bo = await signIn('bo@example.com', 'bo-password');
+      expect(bo.body.data.map((t: { account_name: string }) => t.account_name)).toEqual([
+        'Beta LLC',
+      ]);
+      expect((await signIn('bo@example.com', 'ada-password')).status).toBe(401);
+      const members = await seeded.call('GET', '/v2/account-members?sort=email');
+      expect(members.body.data.map((m: { email: string }) => m.email)).toEqual([
+        'ada@example.com',
+        'bo@example.com',
+      ]);
+    } finally {
+      await seeded.close();
     }
   });
 

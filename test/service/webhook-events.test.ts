@@ -23,6 +23,8 @@ const server = createServer((request, response) => {
 const EVENTS = [
   'customer.created',
   'account.created',
+  'account-member.created',
+  'account-membership.created',
   'cart.updated',
   'catalog-release.created',
   'stock-transaction.created',
@@ -86,6 +88,25 @@ describe('the events a webhook observes', () => {
     expect((await eventFor('account.created', (p) => p.data.id === account.id)).data.name).toBe(
       'Acme',
     );
+  });
+
+  it('sends account-member.created and account-membership.created', async () => {
+    const settings = await service.call('GET', '/v2/settings/account-authentication');
+    const realm = settings.body.data.relationships.authentication_realm.data.id;
+    const member = await create(`/v2/authentication-realms/${realm}/user-authentication-info`, {
+      type: 'user_authentication_info',
+      name: 'Mia',
+      email: 'mia@example.com',
+    });
+    const memberEvent = await eventFor('account-member.created', (p) => p.data.id === member.id);
+    expect(memberEvent.data).toMatchObject({ type: 'account_member', email: 'mia@example.com' });
+    const account = await create('/v2/accounts', { type: 'account', name: 'Mia Co' });
+    const membership = await create(`/v2/accounts/${account.id}/account-memberships`, {
+      type: 'account_membership',
+      account_member_id: member.id,
+    });
+    const joined = await eventFor('account-membership.created', (p) => p.data.id === membership.id);
+    expect(joined.data.relationships.account_member.data.id).toBe(member.id);
   });
 
   it('sends cart.updated with the cart and its items after an item is added', async () => {

@@ -134,6 +134,9 @@ export function presentCart(state: CartState) {
       ...(cart.customer_id === null
         ? {}
         : { customers: { data: [{ type: 'customer', id: cart.customer_id }] } }),
+      ...(cart.account_id == null
+        ? {}
+        : { accounts: { data: [{ type: 'account', id: cart.account_id }] } }),
       items: { data: state.items.map((i) => ({ type: i.type ?? 'custom_item', id: i.id })) },
       custom_discounts: {
         data: discountsOn(state, null).map((d) => ({ type: 'custom_discount', id: d.id })),

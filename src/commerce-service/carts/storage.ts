@@ -18,6 +18,8 @@ export interface CartRow {
   custom_discounts_enabled: number;
   /** The customer whose token created the cart (migration 0600); null for a guest cart. */
   customer_id: string | null;
+  /** The account whose member's token created the cart (migration 0850); null otherwise. */
+  account_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -96,14 +98,17 @@ export function loadCart(db: Db, storeId: string, cartId: string): CartState {
 }
 
 /**
- * The customer a cart belongs to: their id, null for a guest cart, undefined when the store
- * has no such cart.
+ * Who a cart belongs to: its customer or its account (both null for a guest cart); undefined
+ * when the store has no such cart.
  */
-export function cartOwner(db: Db, storeId: string, cartId: string): string | null | undefined {
+export function cartOwner(
+  db: Db,
+  storeId: string,
+  cartId: string,
+): Pick<CartRow, 'customer_id' | 'account_id'> | undefined {
   return db
-    .prepare('SELECT customer_id FROM carts WHERE id = ? AND store_id = ?')
-    .pluck()
-    .get(cartId.toLowerCase(), storeId) as string | null | undefined;
+    .prepare('SELECT customer_id, account_id FROM carts WHERE id = ? AND store_id = ?')
+    .get(cartId.toLowerCase(), storeId) as Pick<CartRow, 'customer_id' | 'account_id'> | undefined;
 }
 
 export function findItem(state: CartState, itemId: string): ItemRow {
@@ -144,8 +149,9 @@ export function insertCart(
   cachedStatement(
     db,
     `INSERT INTO carts (id, store_id, name, description, currency, custom_discounts_enabled,
-                        customer_id, created_at, updated_at)
-     VALUES (@id, @store_id, @name, @description, @currency, @enabled, @customer_id, @now, @now)`,
+                        customer_id, account_id, created_at, updated_at)
+     VALUES (@id, @store_id, @name, @description, @currency, @enabled, @customer_id, @account_id,
+             @now, @now)`,
   ).run({
     id: cart.id,
     store_id: cart.store_id,
@@ -154,6 +160,7 @@ export function insertCart(
     currency: cart.currency,
     enabled: cart.custom_discounts_enabled,
     customer_id: cart.customer_id,
+    account_id: cart.account_id,
     now,
   });
 }

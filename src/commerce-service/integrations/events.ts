@@ -18,6 +18,8 @@ export const KNOWN_EVENTS = [
   'cart.updated',
   'customer.created',
   'account.created',
+  'account-member.created',
+  'account-membership.created',
   'catalog-release.created',
   'stock-transaction.created',
 ] as const;

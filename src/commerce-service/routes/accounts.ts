@@ -1,6 +1,8 @@
 /**
  * Accounts (B2B buyer organisations): `name` required, `legal_name` and `registration_id`
  * optional. The list has the soft offset limit: deep offsets are served, merely slower.
+ * Deleting an account deletes its memberships, its members' tokens for it and its carts
+ * (foreign keys, migration 0850); its orders stay.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ServiceContext } from '../context.ts';
@@ -74,7 +76,7 @@ function parseAccount(body: unknown, creating: boolean): Partial<Record<Field, s
   return out;
 }
 
-function findAccount(db: Db, storeId: string, id: string): AccountRow {
+export function findAccount(db: Db, storeId: string, id: string): AccountRow {
   const row = isUuid(id)
     ? (db
         .prepare('SELECT * FROM accounts WHERE store_id = ? AND id = ?')
@@ -123,9 +125,17 @@ export function accountRoutes(ctx: ServiceContext): FastifyPluginAsync {
       }),
     );
 
-    app.get<{ Params: { accountId: string } }>('/accounts/:accountId', async (request) => ({
-      data: presentAccount(findAccount(db, request.store.id, request.params.accountId)),
-    }));
+    // With an account token (scopes.ts lets an implicit token here only with one), the token's
+    // own account only: another account answers 404, as if it did not exist, so account ids
+    // cannot be probed (production answers 403 for some of these; a 404 says less).
+    app.get<{ Params: { accountId: string } }>('/accounts/:accountId', async (request) => {
+      const own = request.accountMember?.accountId;
+      const { accountId } = request.params;
+      if (own !== undefined && accountId.toLowerCase() !== own) {
+        throw notFound(`No account with id ${accountId}.`);
+      }
+      return { data: presentAccount(findAccount(db, request.store.id, accountId)) };
+    });
 
     app.put<{ Params: { accountId: string } }>('/accounts/:accountId', async (request) => {
       const input = parseAccount(request.body, false);

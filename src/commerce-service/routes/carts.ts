@@ -29,17 +29,30 @@ export interface CartParams {
 
 /**
  * Who may use a cart: anyone with its id for a guest cart (as in production); for a customer's
- * cart, a request with that customer's token, or a client_credentials token with no customer
- * token (the store acting). Anything else answers 404, as if the cart did not exist.
+ * cart, a request with that customer's token; for an account's cart, a request with an account
+ * token of that account (any of its members); for either, a client_credentials token with no
+ * customer or account token (the store acting). Anything else answers 404, as if the cart did
+ * not exist.
  */
 function checkCartAccess(db: Db, request: FastifyRequest, cartId: string): void {
   if (!isUuid(cartId)) return; // loadCart answers it
   const owner = cartOwner(db, request.store.id, cartId);
-  if (owner === undefined || owner === null) return;
+  if (owner === undefined || (owner.customer_id === null && owner.account_id === null)) return;
   const allowed = request.customer
-    ? request.customer.id === owner
-    : request.store.grant === 'client_credentials';
+    ? request.customer.id === owner.customer_id
+    : request.accountMember
+      ? request.accountMember.accountId === owner.account_id
+      : request.store.grant === 'client_credentials';
   if (!allowed) throw notFound(`No cart with id ${cartId}.`);
+}
+
+/** The carts a request lists: its customer's, its account's, or (the store's token) all. */
+function cartScope(request: FastifyRequest): Record<string, string> {
+  if (request.customer) return { store_id: request.store.id, customer_id: request.customer.id };
+  if (request.accountMember) {
+    return { store_id: request.store.id, account_id: request.accountMember.accountId };
+  }
+  return { store_id: request.store.id };
 }
 
 const INCLUDES = ['items', 'custom_discounts'] as const;
@@ -80,17 +93,15 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
     });
 
     // A customer's carts (production's "get customer carts"): with a customer token, theirs;
-    // without one, a client_credentials token lists every cart of the store (an implicit token
-    // without one never gets here: scopes.ts).
+    // with an account token, the account's; without either, a client_credentials token lists
+    // every cart of the store (an implicit token without one never gets here: scopes.ts).
     app.get('/carts', async (request) =>
       listResources({
         request,
         db,
         table: 'carts',
         columns: 'id',
-        scope: request.customer
-          ? { store_id: request.store.id, customer_id: request.customer.id }
-          : { store_id: request.store.id },
+        scope: cartScope(request),
         spec: listSpec,
         // Cart-level discounts inline, as items carry theirs: one object per cart, no `included`.
         map: (row: { id: string }) => {
@@ -115,6 +126,8 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
           currency,
           custom_discounts_enabled: enabled ? 1 : 0,
           customer_id: request.customer?.id ?? null,
+          // Production shows the account under relationships.accounts.
+          account_id: request.accountMember?.accountId ?? null,
         },
         ctx.timestamp(),
       );

@@ -1,10 +1,11 @@
 /**
  * Checkout (`POST /v2/carts/{id}/checkout`): turns a cart into an order for a guest, a named
- * customer or the signed-in one, writing the order, its items and its stored document in one
+ * customer, the signed-in one, or the account of an account member's token, writing the order, its items and its stored document in one
  * transaction after the cart's money bounds are judged. The order is then read through
  * orders.ts. Registered by carts.ts, behind its check of who may use the cart.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { type AccountCheckout, parseAccountCheckout } from '../carts/account-checkout.ts';
 import { type CheckoutInput, parseCheckout } from '../carts/bodies.ts';
 import { type CartState, loadCart } from '../carts/storage.ts';
 import { judgeCartItems, judgeCartTotals, totalsOf } from '../carts/totals.ts';
@@ -15,6 +16,7 @@ import { newId } from '../ids.ts';
 import { emitEvent } from '../integrations/events.ts';
 import { recheckOrderStock } from '../inventory/stock.ts';
 import { consumeCodes } from '../promotions/cart-codes.ts';
+import { isObject } from '../request-body.ts';
 import type { CartParams } from './carts.ts';
 import { JSON_CONTENT_TYPE, storeCheckedOutOrder } from './orders.ts';
 
@@ -55,6 +57,7 @@ function insertOrder(
   db: Db,
   state: CartState,
   customer: OrderCustomer,
+  account: AccountCheckout | null,
   input: CheckoutInput,
   now: string,
 ): string {
@@ -65,10 +68,10 @@ function insertOrder(
     db,
     `INSERT INTO orders (id, store_id, cart_id, status, payment, shipping, customer_name,
        customer_email, billing_address, shipping_address, currency, with_tax, without_discount,
-       discount, customer_id, created_at, updated_at)
+       discount, customer_id, account_id, account_member_id, created_at, updated_at)
      VALUES (@id, @store_id, @cart_id, 'incomplete', 'unpaid', 'unfulfilled', @customer_name,
        @customer_email, @billing_address, @shipping_address, @currency, @with_tax,
-       @without_discount, @discount, @customer_id, @now, @now)`,
+       @without_discount, @discount, @customer_id, @account_id, @account_member_id, @now, @now)`,
   ).run({
     id,
     store_id: cart.store_id,
@@ -76,6 +79,8 @@ function insertOrder(
     customer_name: customer.name,
     customer_email: customer.email,
     customer_id: customer.id,
+    account_id: account?.accountId ?? null,
+    account_member_id: account?.memberId ?? null,
     billing_address: JSON.stringify(input.billingAddress),
     shipping_address: JSON.stringify(input.shippingAddress ?? input.billingAddress),
     currency: cart.currency,
@@ -113,9 +118,24 @@ export function checkoutRoutes(ctx: ServiceContext): FastifyPluginAsync {
   const { db } = ctx;
   return async (app) => {
     app.post<{ Params: CartParams }>('/carts/:cartId/checkout', async (request, reply) => {
-      const input = parseCheckout(request.body, request.customer !== null);
+      // An account member's checkout is the account's (carts/account-checkout.ts); naming an
+      // account without the member's token would let anyone order on its behalf.
+      const account = request.accountMember
+        ? parseAccountCheckout(db, request, request.body)
+        : null;
+      const body0 = request.body as { data?: unknown } | undefined;
+      if (account === null && isObject(body0?.data) && body0.data.account != null) {
+        throw forbidden(
+          'Checkout for an account needs the member’s EP-Account-Management-Authentication-Token (POST /v2/account-members/tokens).',
+        );
+      }
+      const input = account
+        ? account.input
+        : parseCheckout(request.body, request.customer !== null);
       const body = db.transaction(() => {
-        const customer = orderCustomer(db, request, input.customer);
+        const customer: OrderCustomer = account
+          ? { id: null, ...account.contact }
+          : orderCustomer(db, request, input.customer);
         const state = loadCart(db, request.store.id, request.params.cartId);
         if (state.items.length === 0) {
           throw badRequest('The cart is empty: add an item before checking out.', 'cart');
@@ -135,7 +155,7 @@ export function checkoutRoutes(ctx: ServiceContext): FastifyPluginAsync {
           ),
         );
         const now = ctx.timestamp();
-        const orderId = insertOrder(db, state, customer, input, now);
+        const orderId = insertOrder(db, state, customer, account, input, now);
         // The codes that took something off use a use each, or the whole checkout is refused.
         const shopper = { customerId: customer.id, email: customer.email };
         consumeCodes(db, request.store.id, state.promotions, orderId, shopper, now);

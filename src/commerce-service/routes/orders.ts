@@ -10,7 +10,7 @@
  * by a raw insert) is rendered on read exactly as before, and the orders that predate 0400 are
  * rendered and stored when the service starts (storePendingOrderDocuments).
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
@@ -35,6 +35,9 @@ export interface OrderRow {
   discount: number;
   /** The customer the order belongs to (migration 0600), null for a guest's. */
   customer_id: string | null;
+  /** The account and member of an account member's checkout (migration 0850), else null. */
+  account_id?: string | null;
+  account_member_id?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -55,7 +58,7 @@ interface OrderItemRow {
 export const ORDER_COLUMNS =
   'id, store_id, cart_id, status, payment, shipping, customer_name, customer_email, ' +
   'billing_address, shipping_address, currency, with_tax, without_discount, discount, ' +
-  'customer_id, created_at, updated_at';
+  'customer_id, account_id, account_member_id, created_at, updated_at';
 
 /** An order as the production API shows it (tax is not computed: tax is always zero). */
 export function presentOrder(row: OrderRow, itemIds: readonly string[]) {
@@ -69,6 +72,9 @@ export function presentOrder(row: OrderRow, itemIds: readonly string[]) {
     shipping: row.shipping,
     anonymized: false,
     customer: { name: row.customer_name, email: row.customer_email },
+    // An account's order names its contact, as production's do (only then: the documents of
+    // every other order stay byte for byte what they were).
+    ...(row.account_id ? { contact: { name: row.customer_name, email: row.customer_email } } : {}),
     billing_address: JSON.parse(row.billing_address) as unknown,
     shipping_address:
       row.shipping_address === null ? null : (JSON.parse(row.shipping_address) as unknown),
@@ -89,6 +95,16 @@ export function presentOrder(row: OrderRow, itemIds: readonly string[]) {
     relationships: {
       items: { data: itemIds.map((id) => ({ type: 'item', id })) },
       customer: { data: row.customer_id ? { type: 'customer', id: row.customer_id } : null },
+      ...(row.account_id
+        ? {
+            account: { data: { type: 'account', id: row.account_id } },
+            account_member: {
+              data: row.account_member_id
+                ? { type: 'account_member', id: row.account_member_id }
+                : null,
+            },
+          }
+        : {}),
     },
   };
 }
@@ -289,23 +305,39 @@ export function storePendingOrderDocuments(db: Db): number {
   return rendered;
 }
 
-function findOrder(
-  db: Db,
-  storeId: string,
-  orderId: string,
-  customerId: string | undefined,
-): OrderDocRow {
+/**
+ * Whose orders a request sees: a customer token's customer, an account token's account, or
+ * (the store's token) every order. Scopes.ts lets an implicit token here only with one of them.
+ */
+function orderScope(request: FastifyRequest): {
+  column?: 'customer_id' | 'account_id';
+  id?: string;
+} {
+  if (request.customer) return { column: 'customer_id', id: request.customer.id };
+  if (request.accountMember) return { column: 'account_id', id: request.accountMember.accountId };
+  return {};
+}
+
+function orderListScope(request: FastifyRequest): Record<string, string> {
+  const { column, id } = orderScope(request);
+  const store = { store_id: request.store.id };
+  return column === undefined || id === undefined ? store : { ...store, [column]: id };
+}
+
+function findOrder(db: Db, request: FastifyRequest, orderId: string): OrderDocRow {
+  const { column, id } = orderScope(request);
+  const storeId = request.store.id;
   const row = !isUuid(orderId)
     ? undefined
-    : customerId === undefined
+    : column === undefined
       ? (cachedStatement(db, `SELECT ${DOC_COLUMNS} FROM orders WHERE store_id = ? AND id = ?`).get(
           storeId,
           orderId.toLowerCase(),
         ) as OrderDocRow | undefined)
       : (cachedStatement(
           db,
-          `SELECT ${DOC_COLUMNS} FROM orders WHERE store_id = ? AND id = ? AND customer_id = ?`,
-        ).get(storeId, orderId.toLowerCase(), customerId) as OrderDocRow | undefined);
+          `SELECT ${DOC_COLUMNS} FROM orders WHERE store_id = ? AND id = ? AND ${column} = ?`,
+        ).get(storeId, orderId.toLowerCase(), id) as OrderDocRow | undefined);
   if (!row) throw notFound(`No order with id ${orderId}.`);
   return row;
 }
@@ -318,7 +350,12 @@ function orderItems(db: Db, orderId: string): OrderItemRow[] {
 
 export function orderRoutes(ctx: ServiceContext): FastifyPluginAsync {
   const { db } = ctx;
-  const spec = standardListSpec({ hardOffsetLimit: OFFSET_LIMIT });
+  // The store's token may ask for one account's orders (eq(account_id,…)), which the
+  // (store_id, account_id, created_at) index serves.
+  const spec = standardListSpec({
+    hardOffsetLimit: OFFSET_LIMIT,
+    filters: { account_id: { column: 'account_id', kind: 'id', ops: ['eq'] } },
+  });
   storePendingOrderDocuments(db);
   return async (app) => {
     app.get('/orders', async (request, reply) => {
@@ -330,10 +367,8 @@ export function orderRoutes(ctx: ServiceContext): FastifyPluginAsync {
           db,
           table: 'orders',
           columns: DOC_COLUMNS,
-          // With a customer token, that customer's orders only.
-          scope: request.customer
-            ? { store_id: request.store.id, customer_id: request.customer.id }
-            : { store_id: request.store.id },
+          // With a customer or account token, that customer's or account's orders only.
+          scope: orderListScope(request),
           spec,
           map: (row: OrderDocRow) => row,
         });
@@ -351,7 +386,7 @@ export function orderRoutes(ctx: ServiceContext): FastifyPluginAsync {
           throw badRequest('Unknown include; the only one allowed is "items".', 'include');
         }
         const body = db.transaction(() => {
-          const row = findOrder(db, request.store.id, request.params.orderId, request.customer?.id);
+          const row = findOrder(db, request, request.params.orderId);
           const rest =
             include === 'items'
               ? `,"included":${JSON.stringify({ items: orderItems(db, row.id).map(presentOrderItem) })}}`
