@@ -171,7 +171,6 @@ const ACCOUNT_MEMBER_ROUTES = [
   `GET ${UAI}/user-authentication-password-profile-info/:infoId`,
   `PUT ${UAI}/user-authentication-password-profile-info/:infoId`,
   `DELETE ${UAI}/user-authentication-password-profile-info/:infoId`,
-  'GET /v2/account-members',
   'GET /v2/account-members/:memberId/account-memberships',
   `POST ${MEMBERSHIPS}`,
   `GET ${MEMBERSHIPS}`,
@@ -244,8 +243,9 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'DELETE /v2/files/:fileId': 'store',
 
   'POST /v2/accounts': 'store',
-  'GET /v2/accounts': 'store',
-  // An account member reads their own account (the reference storefront's getV2AccountsAccountId).
+  // An account member reads their own account (the reference storefront's getV2AccountsAccountId),
+  // and lists it alone: how a client holding only the token learns which account it acts for.
+  'GET /v2/accounts': 'account',
   'GET /v2/accounts/:accountId': 'account',
   'PUT /v2/accounts/:accountId': 'store',
   'DELETE /v2/accounts/:accountId': 'store',
@@ -270,6 +270,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   // Account members (read-only: each is a user-authentication-info record of the account realm)
   // and memberships: the store's. A member reads their own record; signing in is a shopper's.
   ...Object.fromEntries(ACCOUNT_MEMBER_ROUTES.map((route) => [route, 'store' as const])),
+  // A member reads their own record, and lists it alone (who the token is, from the token).
+  'GET /v2/account-members': 'account',
   'GET /v2/account-members/:memberId': 'account',
   'POST /v2/account-members/tokens': 'shopper',
 

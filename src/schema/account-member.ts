@@ -6,11 +6,12 @@
  * offset connections (served past 10,000, in the upstream's order). Store tokens only; an
  * account member reads their own member and account through `viewer` (./account-viewer.ts).
  */
-import { isJsonObject, type JsonObject } from '../upstream/client.ts';
+import { expectList, expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { Accounts } from './account.ts';
 import { builder } from './builder.ts';
 import type { FilterDescription } from './connection.ts';
 import { defineResource, field } from './resource.ts';
+import { readOptionalString, readString } from './rows.ts';
 
 const eq = (attr: string, description: string): FilterDescription => ({
   attr,
@@ -136,3 +137,70 @@ builder.objectFields(Accounts.ref, (t) => ({
     params: (account) => ({ accountId: account.upstreamId }),
   }),
 }));
+
+// ---- where account members sign in -----------------------------------------------------------
+
+interface PasswordProfileShape {
+  upstreamId: string;
+  name: string;
+  usernameFormat: string | null;
+}
+
+const PasswordProfileRef = builder.objectRef<PasswordProfileShape>('PasswordProfile').implement({
+  description: 'A password profile of the account-authentication realm: members sign in to one.',
+  fields: (t) => ({
+    upstreamId: t.exposeID('upstreamId', { description: 'Upstream id (pass it to sign in).' }),
+    name: t.exposeString('name', { description: 'Its name (“Username & password”).' }),
+    usernameFormat: t.exposeString('usernameFormat', {
+      nullable: true,
+      description: '`any` or `email`.',
+    }),
+  }),
+});
+
+const AccountAuthenticationRef = builder
+  .objectRef<{ realmId: string }>('AccountAuthentication')
+  .implement({
+    description: 'Where the store’s account members sign in (store tokens only).',
+    fields: (t) => ({
+      realmId: t.exposeID('realmId', {
+        description: 'The account-authentication realm (upstream id): `userAuthenticationInfos`.',
+      }),
+      passwordProfiles: t.field({
+        type: [PasswordProfileRef],
+        description: 'Its password profiles (the first 100). One upstream GET.',
+        resolve: async ({ realmId }, _args, context) => {
+          const list = expectList(
+            await context.get(['authentication-realms', realmId, 'password-profiles'], {
+              'page[limit]': '100',
+            }),
+          );
+          return list.data.map((row) => ({
+            upstreamId: row.id as string,
+            name: readString(row, 'name', 'password_profile'),
+            usernameFormat: readOptionalString(row, 'username_format'),
+          }));
+        },
+        extensions: { upstreamCalls: 1 },
+      }),
+    }),
+  });
+
+builder.queryField('accountAuthentication', (t) =>
+  t.field({
+    type: AccountAuthenticationRef,
+    description:
+      'The store’s account-authentication settings: its realm and password profiles ' +
+      '(GET /v2/settings/account-authentication; store tokens only).',
+    resolve: async (_root, _args, context) => {
+      const settings = expectResource(await context.get(['settings', 'account-authentication']));
+      const relationships = isJsonObject(settings.relationships) ? settings.relationships : {};
+      const realm = isJsonObject(relationships.authentication_realm)
+        ? relationships.authentication_realm
+        : {};
+      const data = isJsonObject(realm.data) ? realm.data : {};
+      return { realmId: readString(data, 'id', 'account_authentication_settings.realm') };
+    },
+    extensions: { upstreamCalls: 1 },
+  }),
+);

@@ -24,7 +24,9 @@ beforeAll(async () => {
     priceBooks(first: 1) { nodes { upstreamId } }
     pcmCatalogs(first: 1) { nodes { upstreamId releases(first: 1) { nodes { upstreamId } } } }
     customApis(first: 1) { nodes { upstreamId } }
+    accountAuthentication { realmId }
   }`);
+  ids.realm = d.accountAuthentication.realmId;
   ids.hierarchy = d.catalog.hierarchies.nodes[0].upstreamId;
   ids.product = d.catalog.products.nodes[0].upstreamId;
   ids.pcmHierarchy = d.pcmHierarchies.nodes[0].upstreamId;
@@ -62,6 +64,20 @@ const page = '(first: 2) { totalCount pageInfo { hasNextPage } edges { cursor } 
 /** The seed's lists: its number in §0, its name, and a query whose last connection is it. */
 const LISTS: [number, string, () => string, 'filled' | 'may be empty'][] = [
   [1, 'accounts', () => `{ accounts${page} }`, 'filled'],
+  [2, 'account members', () => `{ accountMembers${page} }`, 'filled'],
+  [
+    2,
+    'account memberships',
+    () => `{ accounts(first: 1) { nodes { memberships${page} } } }`,
+    'filled',
+  ],
+  [
+    3,
+    'user authentication info',
+    () =>
+      `{ userAuthenticationInfos(realmId: "${ids.realm}", first: 2) { totalCount pageInfo { hasNextPage } edges { cursor } } }`,
+    'filled',
+  ],
   [4, 'entries', () => `{ customApi(id: "${ids.customApi}") { entries${page} } }`, 'may be empty'],
   [5, 'customers', () => `{ customers${page} }`, 'filled'],
   [6, 'integration logs', () => `{ integrationLogs${page} }`, 'may be empty'],

@@ -991,6 +991,43 @@ function buildCases(): Case[] {
     }
   }
 
+  // --- 13c. Account members: sign-in credentials, memberships and the realm, before any call ---
+  {
+    const V = '11111111-1111-4111-8111-111111111111';
+    const signIn = (input: Record<string, unknown>) =>
+      gql(
+        'mutation($i: CreateAccountMemberTokenInput!) { createAccountMemberToken(input: $i) { accountMemberId } }',
+        { i: { passwordProfileId: V, username: 'ada@example.com', password: 'pw', ...input } },
+      );
+    const membership = (input: Record<string, unknown>) =>
+      gql(
+        'mutation($i: CreateAccountMembershipInput!) { createAccountMembership(input: $i) { __typename } }',
+        { i: { accountId: V, accountMemberId: V, ...input } },
+      );
+    for (const [what, request] of [
+      ['sign-in profile id not a uuid', signIn({ passwordProfileId: 'default' })],
+      ['sign-in blank username', signIn({ username: '   ' })],
+      ['sign-in username over 255', signIn({ username: 'u'.repeat(256) })],
+      ['sign-in empty password', signIn({ password: '' })],
+      ['sign-in password over 1024', signIn({ password: 'p'.repeat(1025) })],
+      ['membership account id not a uuid', membership({ accountId: 'acme' })],
+      ['membership member id with a comma', membership({ accountMemberId: `${V},${V}` })],
+      [
+        'membership delete id not a uuid',
+        gql(
+          `mutation { deleteAccountMembership(input: { accountId: "${V}", membershipId: "x" }) { deletedMembershipId } }`,
+        ),
+      ],
+      [
+        'realm id not a uuid',
+        gql('{ userAuthenticationInfos(realmId: "realm", first: 1) { totalCount } }'),
+      ],
+      ['members page of 0', gql('{ accountMembers(first: -1) { totalCount } }')],
+    ] as const) {
+      add({ name: `account members: ${what}`, request, code: 'BAD_USER_INPUT' });
+    }
+  }
+
   // --- 14. The merchandiser's catalog writes: ids, SKUs, slugs, currencies, amounts, lists ---
   const U = '11111111-1111-4111-8111-111111111111';
   const pcm =

@@ -149,7 +149,8 @@ const TABLE: Record<string, Case[]> = {
   '/v2/jobs/:jobId': [{ params: { jobId: 'exportJob' }, expect: STORE }],
   '/v2/jobs/:jobId/file': [{ params: { jobId: 'exportJob' }, expect: STORE }],
   '/v2/jobs/:jobId/file/content': [{ params: { jobId: 'exportJob' }, expect: STORE }],
-  '/v2/accounts': [{ expect: STORE }],
+  // The member lists their own account alone (the foreign-data check below holds it to that).
+  '/v2/accounts': [{ expect: THE_MEMBERS }],
   '/v2/accounts/:accountId': [
     { params: { accountId: 'account' }, expect: THE_MEMBERS },
     { params: { accountId: 'otherAccount' }, expect: NOT_THE_MEMBERS },
@@ -169,7 +170,7 @@ const TABLE: Record<string, Case[]> = {
   [`${UAI}/user-authentication-password-profile-info/:infoId`]: [
     { params: { realmId: 'realm', uaiId: 'member', infoId: 'passwordInfo' }, expect: STORE },
   ],
-  '/v2/account-members': [{ expect: STORE }],
+  '/v2/account-members': [{ expect: THE_MEMBERS }],
   '/v2/account-members/:memberId': [
     { params: { memberId: 'member' }, expect: THE_MEMBERS },
     { params: { memberId: 'otherMember' }, expect: NOT_THE_MEMBERS },

@@ -680,7 +680,12 @@ describe('account tokens and what they scope', () => {
     // The account itself: its own only.
     expect((await service.call('GET', `/v2/accounts/${acme}`, as(adaAcme))).status).toBe(200);
     expect((await service.call('GET', `/v2/accounts/${beta}`, as(adaAcme))).status).toBe(404);
-    expect((await service.call('GET', '/v2/accounts', as(adaAcme))).status).toBe(403);
+    // The lists: the token's account and member alone (how a token learns whom it is for).
+    const accounts = await service.call('GET', '/v2/accounts', as(adaAcme));
+    expect(accounts.body.data.map((a: { id: string }) => a.id)).toEqual([acme]);
+    expect(accounts.body.meta.results.total).toBe(1);
+    const members = await service.call('GET', '/v2/account-members', as(adaAcme));
+    expect(members.body.data.map((m: { id: string }) => m.id)).toEqual([ada]);
     // The member's own record, not another's.
     expect((await service.call('GET', `/v2/account-members/${ada}`, as(adaAcme))).status).toBe(200);
     expect((await service.call('GET', `/v2/account-members/${cy}`, as(adaAcme))).status).toBe(404);

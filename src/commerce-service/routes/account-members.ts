@@ -166,7 +166,14 @@ export function accountMemberRoutes(ctx: ServiceContext): FastifyPluginAsync {
         request,
         db,
         table: 'user_authentication_info',
-        scope: { store_id: request.store.id, realm_id: accountRealmId(request.store.id) },
+        // With an account token (scopes.ts), the token's own member alone.
+        scope: request.accountMember
+          ? {
+              store_id: request.store.id,
+              realm_id: accountRealmId(request.store.id),
+              id: request.accountMember.memberId,
+            }
+          : { store_id: request.store.id, realm_id: accountRealmId(request.store.id) },
         spec,
         map: presentAccountMember,
       }),

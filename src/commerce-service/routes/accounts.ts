@@ -119,7 +119,10 @@ export function accountRoutes(ctx: ServiceContext): FastifyPluginAsync {
         request,
         db,
         table: 'accounts',
-        scope: { store_id: request.store.id },
+        // With an account token (scopes.ts), the token's own account alone.
+        scope: request.accountMember
+          ? { store_id: request.store.id, id: request.accountMember.accountId }
+          : { store_id: request.store.id },
         spec,
         map: presentAccount,
       }),
