@@ -668,6 +668,18 @@ describe('account tokens and what they scope', () => {
     expect((await service.call('GET', `/v2/orders/${order.body.data.id}`, as(cyBeta))).status).toBe(
       404,
     );
+    // Paying: the account's own order only.
+    const pay = { data: { gateway: 'manual', method: 'purchase' } };
+    const payOther = await service.call('POST', `/v2/orders/${betaOrder.body.data.id}/payments`, {
+      ...as(adaAcme),
+      json: pay,
+    });
+    expect(payOther.status).toBe(404);
+    const payOwn = await service.call('POST', `/v2/orders/${order.body.data.id}/payments`, {
+      ...as(adaAcme),
+      json: pay,
+    });
+    expect(payOwn.status, JSON.stringify(payOwn.body)).toBeLessThan(300);
     // The implicit token alone still reads no orders.
     expect((await service.call('GET', '/v2/orders', { token: implicit })).status).toBe(403);
     // The store's token sees all, and filters by account.
