@@ -698,6 +698,36 @@ describe('account tokens and what they scope', () => {
     expect((await service.call('GET', `/v2/account-members/${cy}`, as(adaAcme))).status).toBe(404);
   });
 
+  it('gives an account the catalog its rule names (account_ids)', async () => {
+    const hierarchy = (
+      await post('/pcm/hierarchies', { type: 'hierarchy', attributes: { name: 'H' } })
+    ).body.data.id;
+    const catalog = async (name: string) => {
+      const id = (
+        await post('/catalogs', {
+          type: 'catalog',
+          attributes: { name, hierarchy_ids: [hierarchy] },
+        })
+      ).body.data.id as string;
+      expect(
+        (await service.call('POST', `/catalogs/${id}/releases`, { token: admin })).status,
+      ).toBe(201);
+      return id;
+    };
+    const everyone = await catalog('everyone');
+    const acmes = await catalog('acme-only');
+    const rule = await post('/catalogs/rules', {
+      type: 'catalog_rule',
+      attributes: { name: 'acme', catalog_id: acmes, account_ids: [acme] },
+    });
+    expect(rule.status).toBe(201);
+    const resolved = async (options: CallOptions) =>
+      (await service.call('GET', '/catalog', options)).body.data.attributes.catalog_id;
+    expect(await resolved(as(adaAcme))).toBe(acmes);
+    expect(await resolved(as(adaBeta))).toBe(everyone);
+    expect(await resolved({ token: implicit })).toBe(everyone);
+  });
+
   it('ends memberships and tokens with the account, leaving no dangling rows', async () => {
     const gone = await createAccount('Gone Inc');
     const membership = await join(gone, cy);
