@@ -736,9 +736,12 @@ describe('account tokens and what they scope', () => {
       (t: any) => t.account_id === gone,
     ).token;
     expect((await service.call('GET', '/v2/carts', as(token))).status).toBe(200);
+    const goneCart = await cartOf(as(token), 'Gone cart');
     expect((await service.call('DELETE', `/v2/accounts/${gone}`, { token: admin })).status).toBe(
       204,
     );
+    // Its carts went with it (an order would stay).
+    expect((await service.call('GET', `/v2/carts/${goneCart}`, { token: admin })).status).toBe(404);
     const cys = await service.call('GET', `/v2/account-members/${cy}/account-memberships`, {
       token: admin,
     });
