@@ -668,6 +668,18 @@ describe('account tokens and what they scope', () => {
     expect((await service.call('GET', `/v2/orders/${order.body.data.id}`, as(cyBeta))).status).toBe(
       404,
     );
+    // Paying: the account's own order only.
+    const pay = { data: { gateway: 'manual', method: 'purchase' } };
+    const payOther = await service.call('POST', `/v2/orders/${betaOrder.body.data.id}/payments`, {
+      ...as(adaAcme),
+      json: pay,
+    });
+    expect(payOther.status).toBe(404);
+    const payOwn = await service.call('POST', `/v2/orders/${order.body.data.id}/payments`, {
+      ...as(adaAcme),
+      json: pay,
+    });
+    expect(payOwn.status, JSON.stringify(payOwn.body)).toBeLessThan(300);
     // The implicit token alone still reads no orders.
     expect((await service.call('GET', '/v2/orders', { token: implicit })).status).toBe(403);
     // The store's token sees all, and filters by account.
@@ -691,6 +703,36 @@ describe('account tokens and what they scope', () => {
     expect((await service.call('GET', `/v2/account-members/${cy}`, as(adaAcme))).status).toBe(404);
   });
 
+  it('gives an account the catalog its rule names (account_ids)', async () => {
+    const hierarchy = (
+      await post('/pcm/hierarchies', { type: 'hierarchy', attributes: { name: 'H' } })
+    ).body.data.id;
+    const catalog = async (name: string) => {
+      const id = (
+        await post('/catalogs', {
+          type: 'catalog',
+          attributes: { name, hierarchy_ids: [hierarchy] },
+        })
+      ).body.data.id as string;
+      expect(
+        (await service.call('POST', `/catalogs/${id}/releases`, { token: admin })).status,
+      ).toBe(201);
+      return id;
+    };
+    const everyone = await catalog('everyone');
+    const acmes = await catalog('acme-only');
+    const rule = await post('/catalogs/rules', {
+      type: 'catalog_rule',
+      attributes: { name: 'acme', catalog_id: acmes, account_ids: [acme] },
+    });
+    expect(rule.status).toBe(201);
+    const resolved = async (options: CallOptions) =>
+      (await service.call('GET', '/catalog', options)).body.data.attributes.catalog_id;
+    expect(await resolved(as(adaAcme))).toBe(acmes);
+    expect(await resolved(as(adaBeta))).toBe(everyone);
+    expect(await resolved({ token: implicit })).toBe(everyone);
+  });
+
   it('ends memberships and tokens with the account, leaving no dangling rows', async () => {
     const gone = await createAccount('Gone Inc');
     const membership = await join(gone, cy);
@@ -699,9 +741,12 @@ describe('account tokens and what they scope', () => {
       (t: any) => t.account_id === gone,
     ).token;
     expect((await service.call('GET', '/v2/carts', as(token))).status).toBe(200);
+    const goneCart = await cartOf(as(token), 'Gone cart');
     expect((await service.call('DELETE', `/v2/accounts/${gone}`, { token: admin })).status).toBe(
       204,
     );
+    // Its carts went with it (an order would stay).
+    expect((await service.call('GET', `/v2/carts/${goneCart}`, { token: admin })).status).toBe(404);
     const cys = await service.call('GET', `/v2/account-members/${cy}/account-memberships`, {
       token: admin,
     });

@@ -112,9 +112,8 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 /**
  * The shopper context of a request: `EP-Channel`, `EP-Context-Tag` (comma-separated tags), the
- * customer of `X-Moltin-Customer-Token` (resolved by the auth hook) and the time. This service
- * issues no account management tokens, so no request carries an account: rules naming
- * account_ids never apply here.
+ * customer of `X-Moltin-Customer-Token` or the account of `EP-Account-Management-Authentication-Token`
+ * (both resolved by the auth hook) and the time.
  */
 export function requestContext(request: FastifyRequest, now: number): CatalogContext {
   const tags = header(request, 'ep-context-tag');
@@ -128,6 +127,7 @@ export function requestContext(request: FastifyRequest, now: number): CatalogCon
             .map((t) => t.trim())
             .filter((t) => t !== ''),
     customerId: request.customer?.id,
+    accountId: request.accountMember?.accountId,
     now,
   };
 }

@@ -22,6 +22,7 @@ interface OrderPaymentRow {
   currency: string;
   with_tax: number;
   customer_id: string | null;
+  account_id: string | null;
 }
 
 export function orderPaymentRoutes(ctx: ServiceContext): FastifyPluginAsync {
@@ -40,12 +41,15 @@ export function orderPaymentRoutes(ctx: ServiceContext): FastifyPluginAsync {
             ? undefined
             : (cachedStatement(
                 db,
-                'SELECT id, payment, currency, with_tax, customer_id FROM orders WHERE store_id = ? AND id = ?',
+                `SELECT id, payment, currency, with_tax, customer_id, account_id FROM orders
+                  WHERE store_id = ? AND id = ?`,
               ).get(storeId, orderId) as OrderPaymentRow | undefined);
-          // A customer pays only their own orders; another's is as unknown as a missing one.
+          // A customer pays only their own orders, an account member only the account's;
+          // another's is as unknown as a missing one.
           if (
             order === undefined ||
-            (request.customer && order.customer_id !== request.customer.id)
+            (request.customer && order.customer_id !== request.customer.id) ||
+            (request.accountMember && order.account_id !== request.accountMember.accountId)
           ) {
             throw notFound(`No order ${request.params.orderId} in this store.`);
           }
