@@ -22,6 +22,8 @@ export const INTEGRATION_EVENTS = [
   'account.created',
   'catalog-release.created',
   'stock-transaction.created',
+  'account-member.created',
+  'account-membership.created',
 ] as const;
 const ENTRY_EVENT = /^[a-z0-9_]{1,59}_ext\.(created|updated|deleted)$/;
 const MAX_EVENTS = 50;

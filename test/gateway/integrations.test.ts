@@ -7,6 +7,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KNOWN_EVENTS } from '../../src/commerce-service/integrations/events.ts';
+import { INTEGRATION_EVENTS } from '../../src/schema/integration-mutations.ts';
 import { type Stack, startStack } from '../support/harness.ts';
 import { type Json, rest } from './fixtures.ts';
 
@@ -193,5 +195,11 @@ describe('integrations through the gateway', () => {
     expect(listed.data.exportJobs.nodes.map((n: Json) => n.upstreamId)).toContain(
       queued.body.data.id,
     );
+  });
+});
+
+describe('the events an integration may observe', () => {
+  it('are the ones the embedded service sends, no more and no fewer', () => {
+    expect([...INTEGRATION_EVENTS].sort()).toEqual([...KNOWN_EVENTS].sort());
   });
 });
