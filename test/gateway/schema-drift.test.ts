@@ -142,10 +142,14 @@ describe('schema.graphql', () => {
     expect(fields('CreateCustomerTokenInput')).toEqual({ email: 'String!', password: 'String!' });
     expect(signature('Query', 'viewer')).toBe(' → Viewer');
     expect(signature('Query', 'customer')).toBe('id: ID! → Customer');
+    // `viewer` covers account members too (issue 24): then `customer` is null, and
+    // `accountMember` and `account` say who. With a customer token `customer` is always there.
     expect(fields('Viewer')).toEqual({
-      customer: 'Customer!',
+      customer: 'Customer',
       orders: 'OrderConnection!',
       carts: 'CartConnection!',
+      accountMember: 'AccountMember',
+      account: 'Account',
     });
     expect(fields('CustomDiscount')).toEqual({
       id: 'ID!',
