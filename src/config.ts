@@ -123,8 +123,9 @@ export interface GatewayConfig {
    */
   forwardHeaders?: readonly string[];
   /**
-   * How long a catalog node read for a product's breadcrumbs is served to other callers of the
-   * same catalog and release, seconds. `CATALOG_CACHE_SECONDS`, default 60, at most 3600; 0 off.
+   * How long a product's breadcrumb nodes and children's pages are served to other callers of the
+   * same catalog and release (src/schema/catalog/shared-catalog.ts), seconds.
+   * `CATALOG_CACHE_SECONDS`, default 60, at most 3600; 0 off.
    */
   catalogCacheSeconds?: number;
   /** Prometheus metrics (src/gateway/metrics.ts). `METRICS`, default on. */

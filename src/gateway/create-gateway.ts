@@ -96,8 +96,8 @@ export interface GatewayOptionsBase {
    */
   forwardHeaders?: readonly string[];
   /**
-   * How long catalog nodes read for breadcrumbs are shared between callers of one catalog and
-   * release, ms (src/upstream/shared-reads.ts). Default 60,000; 0 keeps none.
+   * How long a product's breadcrumb nodes and children's pages are shared between callers of
+   * one catalog and release, ms (src/upstream/shared-reads.ts). Default 60,000; 0 keeps none.
    */
   sharedReadsTtlMs?: number;
   /** The attempt function, for resilience to wrap; default: one plain HTTP attempt. */

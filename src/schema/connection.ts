@@ -377,6 +377,11 @@ export interface ListSpec<T extends Listed> {
   query?: Readonly<Record<string, string>>;
   /** Checks and converts one upstream row. */
   toNode: (row: JsonObject) => T;
+  /**
+   * An offset list's pages may be shared between callers under this key prefix
+   * (src/upstream/shared-reads.ts; the schema decides when: src/schema/catalog/shared-catalog.ts).
+   */
+  shared?: string;
   /** How the list's filter input becomes clauses; default the standard id/createdAt/updatedAt. */
   plan?: FilterPlan;
 }

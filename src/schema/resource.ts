@@ -40,6 +40,7 @@
  * node's products).
  */
 import type { FieldMap, ObjectRef } from '@pothos/core';
+import type { GraphQLResolveInfo } from 'graphql';
 import { expectResource, type JsonObject } from '../upstream/client.ts';
 import type { Connection } from '../upstream/paging.ts';
 import type { GatewayContext } from '../upstream/session.ts';
@@ -132,6 +133,11 @@ export interface ConnectionFieldOptions<Source, P extends string> {
    * identity is `connection` with the parameters appended, as a sub-collection's.
    */
   at?: { path: string; params: (source: Source) => Record<string, string> };
+  /**
+   * For an offset list: the key prefix under which this source's pages may be shared between
+   * callers, or undefined when they may not (src/schema/catalog/shared-catalog.ts decides).
+   */
+  share?: (source: Source, context: GatewayContext, info: GraphQLResolveInfo) => string | undefined;
 }
 
 export interface Resource<S extends Listed, P extends string = never> {
@@ -414,8 +420,15 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
         type: ref,
         description: options.description,
         args: listDefinition.args,
-        resolve: (source, args, context) =>
-          resolveList(context, args as ListArgs, fixed ?? specOf(source)) as Promise<Connection<S>>,
+        resolve: (source, args, context, info) => {
+          const spec = fixed ?? specOf(source);
+          const shared = options.share?.(source, context, info);
+          return resolveList(
+            context,
+            args as ListArgs,
+            shared === undefined ? spec : { ...spec, shared },
+          ) as Promise<Connection<S>>;
+        },
       },
       ConnectionRef,
     );

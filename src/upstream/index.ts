@@ -65,8 +65,9 @@ export interface UpstreamOptions {
    */
   forwardHeaders?: readonly string[];
   /**
-   * How long answers every caller may share are kept, ms (./shared-reads.ts: catalog nodes by
-   * the catalog that served them). Default 60,000; 0 keeps none.
+   * How long answers every caller may share are kept, ms (./shared-reads.ts: a product's
+   * breadcrumb nodes and children's pages, by the catalog and release that served them).
+   * Default 60,000; 0 keeps none.
    */
   sharedReadsTtlMs?: number;
 }

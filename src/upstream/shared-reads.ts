@@ -2,7 +2,7 @@
  * Answers every caller may share for a while: the one place the gateway keeps an upstream
  * answer beyond the operation that read it. Only what the schema can key by what served it goes
  * in (a catalog node by the catalog and release the caller's own product answer named, see
- * src/schema/catalog/breadcrumbs.ts), so a caller is never given what the upstream would not
+ * src/schema/catalog/shared-catalog.ts), so a caller is never given what the upstream would not
  * have given them; an entry lives `ttlMs` at most, and the oldest go first past `maxEntries`.
  */
 /** How long a shared answer is served by default: a minute (CATALOG_CACHE_SECONDS). */
@@ -50,15 +50,18 @@ export class SharedReads {
     return entry.value;
   }
 
-  set(key: string, value: unknown): void {
+  /** Keeps `value` for the TTL, or until `until` (epoch ms) when that comes first. */
+  set(key: string, value: unknown, until?: number): void {
     if (this.#ttlMs <= 0) return;
-    // Re-inserted keys move to the end: the Map's order is the order of expiry.
+    const expires = Math.min(this.#now() + this.#ttlMs, until ?? Number.POSITIVE_INFINITY);
+    if (expires <= this.#now()) return;
+    // Re-inserted keys move to the end: the oldest entry is the Map's first.
     this.#entries.delete(key);
     if (this.#entries.size >= this.#maxEntries) {
       const oldest = this.#entries.keys().next();
       if (!oldest.done) this.#entries.delete(oldest.value);
     }
-    this.#entries.set(key, { value, expires: this.#now() + this.#ttlMs });
+    this.#entries.set(key, { value, expires });
   }
 
   /** Entries held now (fresh or not yet swept). */

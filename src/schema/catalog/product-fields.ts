@@ -13,6 +13,7 @@ import { Files } from '../file.ts';
 import { MoneyRef } from '../money.ts';
 import { MAX_AMOUNT, type MoneyShape } from '../rows.ts';
 import { breadcrumbNodes } from './breadcrumbs.ts';
+import { catalogShareKey } from './shared-catalog.ts';
 import { CatalogNodes, Products } from './storefront.ts';
 
 type ProductShape = ReturnType<typeof Products.read>;
@@ -238,12 +239,15 @@ builder.objectFields(Products.ref, (t) => ({
     extensions: { upstreamCalls: BATCHED },
   }),
   children: Products.connectionField(t, {
-    description: 'A parent product’s children (its variations).',
+    description:
+      'A parent product’s children (its variations). Under `catalog`, pages read lately for ' +
+      'the same catalog and release are shared (CATALOG_CACHE_SECONDS).',
     connection: 'catalog-product-children',
     at: {
       path: '/catalog/products/{productId}/relationships/children',
       params: (product) => ({ productId: product.upstreamId }),
     },
+    share: (product, context, info) => catalogShareKey('children', product, context, info),
   }),
 }));
 

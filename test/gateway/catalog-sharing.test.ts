@@ -1,11 +1,14 @@
 /**
- * Breadcrumb nodes shared between callers (src/schema/catalog/breadcrumbs.ts): a product page
- * asked again reads its nodes from the shared reads, one upstream call fewer; only under
- * `catalog`, only for the catalog, release and language the caller's own product answer named,
- * never for a release view; a new publish is seen at once; CATALOG_CACHE_SECONDS=0 keeps none.
+ * Catalog reads shared between callers (src/schema/catalog/shared-catalog.ts): a product page
+ * asked again reads its breadcrumb nodes and its children's page from the shared reads, one
+ * upstream call instead of three; only under `catalog`, only for the catalog, release, language
+ * and currency the caller's own product answer and headers named, never for a release view; a
+ * new publish is seen at once; a page with a sale is kept no longer than the sale;
+ * CATALOG_CACHE_SECONDS=0 keeps none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { saleEnds } from '../../src/schema/catalog/shared-catalog.ts';
 import { SharedReads } from '../../src/upstream/shared-reads.ts';
 import { type Stack, startStack } from '../support/harness.ts';
 import type { Json } from './fixtures.ts';
@@ -45,26 +48,40 @@ async function page(
 }
 
 const nodeCalls = (calls: string[]) => calls.filter((url) => url.startsWith('/catalog/nodes?'));
+const childCalls = (calls: string[]) => calls.filter((url) => url.includes('/children?'));
 
-describe('breadcrumb nodes shared between callers', () => {
-  it('a product page asked again reads its breadcrumbs without a call', async () => {
+describe('catalog reads shared between callers', () => {
+  it('a product page asked again reads its breadcrumbs and children without a call', async () => {
     const first = await page({ 'accept-language': 'en' });
     const crumbs = first.data.catalog.product.breadcrumbs;
     expect(crumbs.length).toBeGreaterThan(1);
+    expect(first.data.catalog.product.children.edges.length).toBeGreaterThan(0);
     expect(nodeCalls(first.calls)).toHaveLength(1);
+    expect(childCalls(first.calls)).toHaveLength(1);
+    expect(first.calls).toHaveLength(3);
 
-    // Another shopper of the same catalog: the same names, from the shared reads.
+    // Another shopper of the same catalog: the same answer, from the shared reads.
     const other = await stack.implicitToken();
     const second = await page({ 'accept-language': 'en' }, other);
-    expect(second.data.catalog.product.breadcrumbs).toEqual(crumbs);
-    expect(nodeCalls(second.calls)).toEqual([]);
-    expect(second.calls).toHaveLength(first.calls.length - 1);
+    expect(second.data).toEqual(first.data);
+    expect(second.calls).toHaveLength(1);
+    expect(second.calls[0]).toMatch(/^\/catalog\/products\?/);
   });
 
-  it('another language is another entry', async () => {
+  it('another language or currency is another entry', async () => {
     const fr = await page({ 'accept-language': 'fr' });
     expect(nodeCalls(fr.calls)).toHaveLength(1);
-    expect(nodeCalls((await page({ 'accept-language': 'fr' })).calls)).toEqual([]);
+    expect(childCalls(fr.calls)).toHaveLength(1);
+    expect((await page({ 'accept-language': 'fr' })).calls).toHaveLength(1);
+    const eur = await page({ 'accept-language': 'fr', 'x-moltin-currency': 'EUR' });
+    expect(childCalls(eur.calls)).toHaveLength(1);
+  });
+
+  it('another page of the children is another entry', async () => {
+    const query = PAGE.replace('children(first: 10)', 'children(first: 2)');
+    const two = await page({}, guest, query);
+    expect(two.data.catalog.product.children.edges).toHaveLength(2);
+    expect(childCalls(two.calls)).toHaveLength(1);
   });
 
   it('a release view reads its nodes each time', async () => {
@@ -74,9 +91,17 @@ describe('breadcrumb nodes shared between callers', () => {
     const query = `query($s: String!) { catalogReleaseView(catalogId: "${catalogId}", releaseId: "${releaseId}") {
       product(slug: $s) { breadcrumbs { name } } } }`;
     for (let i = 0; i < 2; i += 1) {
-      const view = await page({}, store, query);
+      const view = await page(
+        {},
+        store,
+        query.replace(
+          'breadcrumbs { name }',
+          'breadcrumbs { name } children(first: 10) { totalCount }',
+        ),
+      );
       expect(view.data.catalogReleaseView.product.breadcrumbs.length).toBeGreaterThan(0);
       expect(nodeCalls(view.calls)).toHaveLength(1);
+      expect(childCalls(view.calls)).toHaveLength(1);
     }
   });
 
@@ -103,6 +128,7 @@ describe('breadcrumb nodes shared between callers', () => {
     expect(after.data.catalog.product.releaseId).not.toBe(product.releaseId);
     expect(after.data.catalog.product.breadcrumbs.at(-1).name).toBe('Renamed Shirts');
     expect(nodeCalls(after.calls)).toHaveLength(1);
+    expect(childCalls(after.calls)).toHaveLength(1);
   });
 });
 
@@ -113,7 +139,7 @@ describe('CATALOG_CACHE_SECONDS=0', () => {
   });
   afterAll(() => off?.close());
 
-  it('reads the nodes on every product page', async () => {
+  it('reads the nodes and the children on every product page', async () => {
     const token = await off.implicitToken();
     const sku = await off.graphql(
       `{ catalog { product(sku: "TEE-001") { slug } } }`,
@@ -126,11 +152,32 @@ describe('CATALOG_CACHE_SECONDS=0', () => {
       expect(result.body.data.catalog.product.breadcrumbs.length).toBeGreaterThan(0);
       const calls = off.upstreamRequests.slice(before).map((r) => decodeURIComponent(r.url));
       expect(nodeCalls(calls)).toHaveLength(1);
+      expect(childCalls(calls)).toHaveLength(1);
     }
   });
 });
 
 describe('SharedReads', () => {
+  it('keeps an entry no longer than it is told', () => {
+    let now = 1_000;
+    const shared = new SharedReads({ ttlMs: 60_000, now: () => now });
+    shared.set('sale', 'page', now + 5_000);
+    now += 4_999;
+    expect(shared.get('sale')).toBe('page');
+    now += 1;
+    expect(shared.get('sale')).toBeUndefined();
+    shared.set('over', 'page', now - 1);
+    expect(shared.size).toBe(0);
+  });
+
+  it('tells when a page of rows stops being shareable: the earliest sale’s end', () => {
+    const row = (expires?: string) => ({ id: 'x', meta: expires ? { sale_expires: expires } : {} });
+    expect(saleEnds([row(), row()])).toBeUndefined();
+    expect(saleEnds([row('2030-01-02T00:00:00Z'), row(), row('2030-01-01T00:00:00Z')])).toBe(
+      Date.parse('2030-01-01T00:00:00Z'),
+    );
+  });
+
   it('serves an entry until its time is up, then reads as absent', () => {
     let now = 1_000;
     const shared = new SharedReads({ ttlMs: 60_000, now: () => now });
