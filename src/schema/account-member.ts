@@ -6,26 +6,12 @@
  * offset connections (served past 10,000, in the upstream's order). Store tokens only; an
  * account member reads their own member and account through `viewer` (./account-viewer.ts).
  */
-import { expectList, expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
+import { expectList, expectResource } from '../upstream/client.ts';
 import { Accounts } from './account.ts';
 import { builder } from './builder.ts';
-import type { FilterDescription } from './connection.ts';
+import { eqFilter } from './connection.ts';
 import { defineResource, field } from './resource.ts';
-import { readOptionalString, readString } from './rows.ts';
-
-const eq = (attr: string, description: string): FilterDescription => ({
-  attr,
-  type: 'String',
-  ops: ['eq'],
-  description,
-});
-
-const memberIdOf = (row: JsonObject): string => {
-  const relationships = isJsonObject(row.relationships) ? row.relationships : {};
-  const member = isJsonObject(relationships.account_member) ? relationships.account_member : {};
-  const data = isJsonObject(member.data) ? member.data : {};
-  return typeof data.id === 'string' ? data.id : '';
-};
+import { readOptionalString, readString, relationId, unusable } from './rows.ts';
 
 export const AccountMembers = defineResource({
   name: 'AccountMember',
@@ -50,7 +36,7 @@ export const AccountMembers = defineResource({
     connection: 'account-members',
     paging: 'offset',
     offsetLimit: 'soft',
-    filters: { email: eq('email', 'On the email.'), name: eq('name', 'On the name.') },
+    filters: { email: eqFilter('email', 'On the email.'), name: eqFilter('name', 'On the name.') },
   },
   entity: true,
 });
@@ -70,7 +56,9 @@ export const AccountMemberships = defineResource({
   readableBy: ['client_credentials'],
   fields: {
     accountId: field.param('accountId', 'The account (upstream id).'),
-    accountMemberId: field.id('The member (upstream id).', { read: memberIdOf }),
+    accountMemberId: field.id('The member (upstream id).', {
+      read: (row) => relationId(row, 'account_member') ?? '',
+    }),
   },
   extraFields: (t) => ({
     accountMember: t.field({
@@ -127,7 +115,7 @@ export const UserAuthenticationInfos = defineResource({
     connection: 'user-authentication-info',
     paging: 'offset',
     offsetLimit: 'soft',
-    filters: { email: eq('email', 'On the email.'), name: eq('name', 'On the name.') },
+    filters: { email: eqFilter('email', 'On the email.'), name: eqFilter('name', 'On the name.') },
   },
 });
 
@@ -194,12 +182,9 @@ builder.queryField('accountAuthentication', (t) =>
       '(GET /v2/settings/account-authentication; store tokens only).',
     resolve: async (_root, _args, context) => {
       const settings = expectResource(await context.get(['settings', 'account-authentication']));
-      const relationships = isJsonObject(settings.relationships) ? settings.relationships : {};
-      const realm = isJsonObject(relationships.authentication_realm)
-        ? relationships.authentication_realm
-        : {};
-      const data = isJsonObject(realm.data) ? realm.data : {};
-      return { realmId: readString(data, 'id', 'account_authentication_settings.realm') };
+      const realmId = relationId(settings, 'authentication_realm');
+      if (realmId === null) throw unusable('account_authentication_settings.authentication_realm');
+      return { realmId };
     },
     extensions: { upstreamCalls: 1 },
   }),

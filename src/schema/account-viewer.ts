@@ -7,17 +7,13 @@
  * the request and the v2 API scopes carts and orders to its account.
  */
 import { expectList, expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
-import {
-  BadUserInputError,
-  RateLimitedError,
-  UpstreamUnavailableError,
-} from '../upstream/errors.ts';
+import { BadUserInputError } from '../upstream/errors.ts';
 import { Accounts } from './account.ts';
 import { AccountMembers, AccountMemberships } from './account-member.ts';
 import { builder } from './builder.ts';
-import { ViewerRef } from './customer.ts';
+import { signInLimited, ViewerRef } from './customer.ts';
 import type { ShapeOfResource } from './resource.ts';
-import { judgeNonEmpty, judgeUuid, readString } from './rows.ts';
+import { judgeNonEmpty, judgeUuid, readString, unusable } from './rows.ts';
 
 builder.objectFields(ViewerRef, (t) => ({
   accountMember: t.field({
@@ -107,12 +103,7 @@ const CreateAccountMemberTokenPayload = builder
     }),
   });
 
-function unusableToken(what: string): UpstreamUnavailableError {
-  return new UpstreamUnavailableError(
-    `The commerce service sent an unusable answer (account_management_authentication_token.${what})`,
-    { reason: 'invalid-body' },
-  );
-}
+const unusableToken = (what: string) => unusable(`account_management_authentication_token.${what}`);
 
 /** `expires` as production sends it (an ISO time) or as epoch seconds. */
 function expiresOf(row: JsonObject): string {
@@ -165,17 +156,7 @@ builder.mutationField('createAccountMemberToken', (t) =>
             },
           },
         })
-        .catch((error: unknown) => {
-          if (!(error instanceof RateLimitedError)) throw error;
-          throw new RateLimitedError(
-            'Too many failed sign-ins for this username or from this client; retry later',
-            {
-              upstreamStatus: error.upstreamStatus,
-              retryAfterMs: error.retryAfterMs,
-              cause: error,
-            },
-          );
-        });
+        .catch(signInLimited('username'));
       // Token rows carry no id: read the body as the token answer it is.
       const body = isJsonObject(response.body) ? response.body : {};
       const meta = isJsonObject(body.meta) ? body.meta : {};

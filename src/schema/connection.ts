@@ -66,6 +66,22 @@ export interface FilterDescription {
   description: string;
 }
 
+/** A filter on a string attribute the upstream list compares with `eq` only. */
+export const eqFilter = (attr: string, description: string): FilterDescription => ({
+  attr,
+  type: 'String',
+  ops: ['eq'],
+  description,
+});
+
+/** A filter on a string attribute the upstream list compares with `eq` and `in`. */
+export const eqInFilter = (attr: string, description: string): FilterDescription => ({
+  attr,
+  type: 'String',
+  ops: ['eq', 'in'],
+  description,
+});
+
 /** `filter: { id, createdAt, updatedAt }` with every operator: what the v2 keyset lists take. */
 export const STANDARD_FILTERS: Readonly<
   Record<'id' | 'createdAt' | 'updatedAt', FilterDescription>

@@ -123,6 +123,22 @@ builder.queryFields((t) => ({
 
 // ---- signing in ------------------------------------------------------------------------------
 
+/**
+ * A sign-in's RATE_LIMITED said as what it is: the service's failed sign-in limits (per
+ * `credential` and per client), not the store's request rate. Any other error passes on.
+ */
+export function signInLimited(credential: 'email' | 'username') {
+  return (error: unknown): never => {
+    if (!(error instanceof RateLimitedError)) throw error;
+    const wait = error.retryAfterMs;
+    const said = `Too many failed sign-ins for this ${credential} or from this client`;
+    throw new RateLimitedError(
+      wait === undefined ? `${said}; retry later` : `${said}; retry in ${Math.ceil(wait / 1000)} s`,
+      { upstreamStatus: error.upstreamStatus, retryAfterMs: wait, cause: error },
+    );
+  };
+}
+
 const CreateCustomerTokenInput = builder.inputType('CreateCustomerTokenInput', {
   description: 'A customer’s credentials. The password is never logged nor echoed.',
   fields: (t) => ({
@@ -193,17 +209,7 @@ builder.mutationField('createCustomerToken', (t) =>
           segments: ['customers', 'tokens'],
           body: { data: { type: 'token', email, password: input.password } },
         })
-        .catch((error: unknown) => {
-          // The service's failed sign-in limits, not the store's request rate: say so.
-          if (!(error instanceof RateLimitedError)) throw error;
-          const wait = error.retryAfterMs;
-          throw new RateLimitedError(
-            wait === undefined
-              ? 'Too many failed sign-ins for this email or from this client; retry later'
-              : `Too many failed sign-ins for this email or from this client; retry in ${Math.ceil(wait / 1000)} s`,
-            { upstreamStatus: error.upstreamStatus, retryAfterMs: wait, cause: error },
-          );
-        });
+        .catch(signInLimited('email'));
       const data = expectResource(response);
       const expires = data.expires;
       if (typeof expires !== 'number' || !Number.isFinite(expires)) {

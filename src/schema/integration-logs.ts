@@ -1,20 +1,7 @@
-/**
- * What the store's asynchronous work left behind: the integration logs (`/v2/integrations/logs`,
- * one row per delivery attempt of an event to an integration) and the catalog's PXM jobs
- * (`/pcm/jobs`: child-product builds). Both lists have no `sort`: they are offset-only
- * connections (served past 10,000), in the upstream's order, newest first for the logs.
- */
-import { isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { builder } from './builder.ts';
 import { Integrations } from './integration.ts';
 import { defineResource, field } from './resource.ts';
-
-const relationId = (row: JsonObject, name: string): string | null => {
-  const relationships = isJsonObject(row.relationships) ? row.relationships : {};
-  const relation = relationships[name];
-  const data = isJsonObject(relation) ? relation.data : undefined;
-  return isJsonObject(data) && typeof data.id === 'string' ? data.id : null;
-};
+import { relationId } from './rows.ts';
 
 export const IntegrationLogs = defineResource({
   name: 'IntegrationLog',

@@ -17,6 +17,14 @@ export function unusable(what: string): UpstreamUnavailableError {
   });
 }
 
+/** The id of a row's to-one relationship (`relationships.<name>.data.id`), or null. */
+export function relationId(row: JsonObject, name: string): string | null {
+  const relationships = isJsonObject(row.relationships) ? row.relationships : {};
+  const relation = relationships[name];
+  const data = isJsonObject(relation) ? relation.data : undefined;
+  return isJsonObject(data) && typeof data.id === 'string' ? data.id : null;
+}
+
 export function readString(row: JsonObject, key: string, type: string): string {
   const value = row[key];
   if (typeof value !== 'string') throw unusable(`${type}.${key} is not a string`);

@@ -13,39 +13,20 @@
  */
 import { isJsonObject, type JsonObject } from '../../upstream/client.ts';
 import { BadUserInputError } from '../../upstream/errors.ts';
-import type { FilterDescription } from '../connection.ts';
+import { eqFilter, eqInFilter, type FilterDescription } from '../connection.ts';
 import { judgeProductSlug, judgeSku } from '../pcm/judges.ts';
 import { productType } from '../pcm/products.ts';
 import { defineResource, field } from '../resource.ts';
-import { judgeUuid } from '../rows.ts';
+import { judgeUuid, relationId } from '../rows.ts';
 
 /** Every product read of the storefront brings its images along. */
 export const PRODUCT_INCLUDE = { include: 'main_image,files' } as const;
 
-const eqIn = (attr: string, description: string): FilterDescription => ({
-  attr,
-  type: 'String',
-  ops: ['eq', 'in'],
-  description,
-});
 const idIn: FilterDescription = {
   attr: 'id',
   type: 'ID',
   ops: ['in'],
   description: 'On the upstream id (`in`, as the catalog filters).',
-};
-const eqOnly = (attr: string, description: string): FilterDescription => ({
-  attr,
-  type: 'String',
-  ops: ['eq'],
-  description,
-});
-
-const relationId = (row: JsonObject, name: string): string | null => {
-  const relationships = isJsonObject(row.relationships) ? row.relationships : {};
-  const relation = relationships[name];
-  const data = isJsonObject(relation) ? relation.data : undefined;
-  return isJsonObject(data) && typeof data.id === 'string' ? data.id : null;
 };
 
 const objectAt = (row: JsonObject, ...path: string[]): JsonObject | null => {
@@ -101,11 +82,14 @@ export const Products = defineResource({
     offsetLimit: 'soft',
     filters: {
       id: idIn,
-      sku: eqIn('sku', 'On the SKU.'),
-      slug: eqIn('slug', 'On the slug.'),
-      name: eqIn('name', 'On the name.'),
-      productType: eqIn('product_types', 'On the product type (standard, parent, child, bundle).'),
-      tags: eqIn('tags', 'On a tag.'),
+      sku: eqInFilter('sku', 'On the SKU.'),
+      slug: eqInFilter('slug', 'On the slug.'),
+      name: eqInFilter('name', 'On the name.'),
+      productType: eqInFilter(
+        'product_types',
+        'On the product type (standard, parent, child, bundle).',
+      ),
+      tags: eqInFilter('tags', 'On a tag.'),
     },
   },
   entity: true,
@@ -151,8 +135,8 @@ export const Hierarchies = defineResource({
     offsetLimit: 'soft',
     filters: {
       id: idIn,
-      name: eqOnly('name', 'On the name.'),
-      slug: eqOnly('slug', 'On the slug.'),
+      name: eqFilter('name', 'On the name.'),
+      slug: eqFilter('slug', 'On the slug.'),
     },
   },
   entity: true,
@@ -183,8 +167,8 @@ export const CatalogNodes = defineResource({
     offsetLimit: 'soft',
     filters: {
       id: idIn,
-      name: eqOnly('name', 'On the name.'),
-      slug: eqOnly('slug', 'On the slug.'),
+      name: eqFilter('name', 'On the name.'),
+      slug: eqFilter('slug', 'On the slug.'),
     },
   },
   entity: true,

@@ -7,7 +7,7 @@
  */
 import { isJsonObject, type JsonObject } from '../../upstream/client.ts';
 import { type BuilderTypes, builder } from '../builder.ts';
-import type { FilterDescription } from '../connection.ts';
+import { eqInFilter } from '../connection.ts';
 import { defineResource, field } from '../resource.ts';
 import { unusable } from '../rows.ts';
 
@@ -74,13 +74,6 @@ function priceBooks(row: JsonObject): PriceBookPriorityShape[] {
   });
 }
 
-const eqIn = (attr: string, description: string): FilterDescription => ({
-  attr,
-  type: 'String',
-  ops: ['eq', 'in'],
-  description,
-});
-
 export const Catalogs = defineResource({
   name: 'Catalog',
   singular: 'catalog',
@@ -115,7 +108,7 @@ export const Catalogs = defineResource({
     connection: 'catalogs',
     paging: 'offset',
     offsetLimit: 'soft',
-    filters: { name: eqIn('name', 'On the name.') },
+    filters: { name: eqInFilter('name', 'On the name.') },
   },
 });
 
@@ -197,7 +190,7 @@ export const CatalogRules = defineResource({
         ops: ['eq', 'in'],
         description: 'On the catalog.',
       },
-      name: eqIn('name', 'On the name.'),
+      name: eqInFilter('name', 'On the name.'),
     },
   },
 });

@@ -6,7 +6,7 @@
  */
 import { isJsonObject, type JsonObject } from '../../upstream/client.ts';
 import { builder } from '../builder.ts';
-import type { FilterDescription } from '../connection.ts';
+import { eqFilter } from '../connection.ts';
 import { defineResource, field } from '../resource.ts';
 import { readBoolean, readInt, unusable } from '../rows.ts';
 
@@ -99,13 +99,6 @@ const currenciesOf = (label: string) => (row: JsonObject) =>
     `${label}.attributes.currencies`,
   );
 
-const eq = (attr: string, description: string): FilterDescription => ({
-  attr,
-  type: 'String',
-  ops: ['eq'],
-  description,
-});
-
 export const PriceBooks = defineResource({
   name: 'PriceBook',
   singular: 'price book',
@@ -130,7 +123,10 @@ export const PriceBooks = defineResource({
     connection: 'pricebooks',
     paging: 'offset',
     offsetLimit: 'soft',
-    filters: { name: eq('name', 'On the name.'), externalRef: eq('external_ref', 'On it.') },
+    filters: {
+      name: eqFilter('name', 'On the name.'),
+      externalRef: eqFilter('external_ref', 'On it.'),
+    },
   },
 });
 

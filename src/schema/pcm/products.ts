@@ -10,16 +10,10 @@
  */
 import { isJsonObject, type JsonObject } from '../../upstream/client.ts';
 import { builder } from '../builder.ts';
-import type { FilterDescription } from '../connection.ts';
+import { eqInFilter, type FilterDescription } from '../connection.ts';
 import { defineResource, field } from '../resource.ts';
 import { judgeSku } from './judges.ts';
 
-const eqIn = (attr: string, description: string): FilterDescription => ({
-  attr,
-  type: 'String',
-  ops: ['eq', 'in'],
-  description,
-});
 const idIn: FilterDescription = {
   attr: 'id',
   type: 'ID',
@@ -80,10 +74,10 @@ export const PcmProducts = defineResource({
     offsetLimit: 'soft',
     filters: {
       id: idIn,
-      sku: eqIn('sku', 'On the SKU.'),
-      slug: eqIn('slug', 'On the slug.'),
-      name: eqIn('name', 'On the name.'),
-      status: eqIn('status', 'On the status (`draft`, `live`).'),
+      sku: eqInFilter('sku', 'On the SKU.'),
+      slug: eqInFilter('slug', 'On the slug.'),
+      name: eqInFilter('name', 'On the name.'),
+      status: eqInFilter('status', 'On the status (`draft`, `live`).'),
     },
   },
 });
@@ -110,7 +104,11 @@ export const PcmHierarchies = defineResource({
     connection: 'pcm-hierarchies',
     paging: 'offset',
     offsetLimit: 'soft',
-    filters: { id: idIn, name: eqIn('name', 'On the name.'), slug: eqIn('slug', 'On the slug.') },
+    filters: {
+      id: idIn,
+      name: eqInFilter('name', 'On the name.'),
+      slug: eqInFilter('slug', 'On the slug.'),
+    },
   },
 });
 
@@ -141,7 +139,11 @@ export const PcmNodes = defineResource({
     connection: 'pcm-nodes',
     paging: 'offset',
     offsetLimit: 'soft',
-    filters: { id: idIn, name: eqIn('name', 'On the name.'), slug: eqIn('slug', 'On the slug.') },
+    filters: {
+      id: idIn,
+      name: eqInFilter('name', 'On the name.'),
+      slug: eqInFilter('slug', 'On the slug.'),
+    },
   },
 });
 
