@@ -32,8 +32,7 @@ import {
   type ListPage,
   MAX_FILTER_CLAUSES,
   type PagingLimits,
-  readCount,
-  readCursorArg,
+  readPageArgs,
   resolveLimits,
 } from './paging.ts';
 import { runLimited } from './paging-runs.ts';
@@ -90,14 +89,7 @@ export async function paginateByOffset<T>(
 ): Promise<Connection<T>> {
   const limits = resolveLimits(options.limits);
   const { pageSize } = limits;
-  const args = options.args ?? {};
-  const first = readCount(args.first, 'first', limits);
-  const last = readCount(args.last, 'last', limits);
-  if (first !== null && last !== null) {
-    badInput('`first` and `last` cannot be combined; page with first/after or last/before', 'last');
-  }
-  const afterRaw = readCursorArg(args.after, 'after');
-  const beforeRaw = readCursorArg(args.before, 'before');
+  const { first, last, afterRaw, beforeRaw } = readPageArgs(options.args ?? {}, limits);
   if (options.clauses.length > MAX_FILTER_CLAUSES) {
     badInput(`at most ${MAX_FILTER_CLAUSES} filter conditions`, 'filter');
   }

@@ -210,6 +210,29 @@ export function readCursorArg(value: unknown, name: 'after' | 'before'): string 
   return value;
 }
 
+/** A connection's `first`/`last`/`after`/`before`, judged (not both `first` and `last`). */
+export function readPageArgs(
+  args: ConnectionArgs,
+  limits: PagingLimits,
+): {
+  first: number | null;
+  last: number | null;
+  afterRaw: string | null;
+  beforeRaw: string | null;
+} {
+  const first = readCount(args.first, 'first', limits);
+  const last = readCount(args.last, 'last', limits);
+  if (first !== null && last !== null) {
+    badInput('`first` and `last` cannot be combined; page with first/after or last/before', 'last');
+  }
+  return {
+    first,
+    last,
+    afterRaw: readCursorArg(args.after, 'after'),
+    beforeRaw: readCursorArg(args.before, 'before'),
+  };
+}
+
 /** Validates one typed filter clause and renders it in the v2 syntax. */
 export function renderClause(clause: FilterClause): string {
   const attr = clause?.attr;
@@ -288,14 +311,7 @@ class LazyEdge<T> implements Edge<T> {
  */
 export async function paginate<T>(options: PaginateOptions<T>): Promise<Connection<T>> {
   const limits = resolveLimits(options.limits);
-  const args = options.args ?? {};
-  const first = readCount(args.first, 'first', limits);
-  const last = readCount(args.last, 'last', limits);
-  if (first !== null && last !== null) {
-    badInput('`first` and `last` cannot be combined; page with first/after or last/before', 'last');
-  }
-  const afterRaw = readCursorArg(args.after, 'after');
-  const beforeRaw = readCursorArg(args.before, 'before');
+  const { first, last, afterRaw, beforeRaw } = readPageArgs(options.args ?? {}, limits);
   const sortKey = options.sortKey;
   if (!ATTRS.has(sortKey)) badInput(`unknown sortKey ${String(sortKey)}`, 'sortKey');
   const direction = options.reverse ? 'desc' : 'asc';
