@@ -68,8 +68,4 @@ export class SharedReads {
   get size(): number {
     return this.#entries.size;
   }
-
-  clear(): void {
-    this.#entries.clear();
-  }
 }
