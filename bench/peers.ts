@@ -10,8 +10,9 @@
  *   - naive: bench/naive-gateway.ts, Yoga + Pothos relay + undici and nothing else;
  *   - hive: Hive Gateway serving a Mesh-composed OpenAPI source (bench/peers/hive, installed
  *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out).
- * For a 25-order page (`id status`) and a wide 100-order page (totals, customer, timestamps):
- * CPU per request of the serving process (from /proc, over serial requests), serial p50 and p99
+ * For a 25-order page (`id status`), a wide 100-order page (totals, customer, timestamps), a
+ * 25-product catalog listing (EUR price, stock) and a product page by slug (breadcrumbs,
+ * children; these two not on Hive, whose Mesh source has no catalog form): CPU per request of the serving process (from /proc, over serial requests), serial p50 and p99
  * and the p50 added over the direct REST GET, and req/s at 16 connections (autocannon). Rounds
  * are interleaved and every figure is the median of the rounds; ratios are to the naive gateway.
  *
