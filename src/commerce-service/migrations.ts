@@ -1365,4 +1365,13 @@ export const migrations: Migration[] = [
         ON orders (store_id, account_id, created_at, id, updated_at);
     `,
   },
+  {
+    // The deliverer reads each integration's due jobs apart (integrations/deliverer.ts: a cap
+    // per integration and per store, so one store's bad receiver only delays its own events).
+    id: '0870-integration-jobs-due-per-integration',
+    sql: `
+      CREATE INDEX integration_jobs_due_integration
+        ON integration_jobs (integration_id, next_attempt_at) WHERE status = 'pending';
+    `,
+  },
 ];
