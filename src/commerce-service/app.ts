@@ -5,6 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ensureAccountRealms } from './account-members.ts';
 import { createAccountMemberResolver } from './account-tokens.ts';
+import { addressRoutes } from './addresses/routes.ts';
 import { createAuthenticator } from './auth.ts';
 import {
   type ClientCredentials,
@@ -113,6 +114,7 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     orderPaymentRoutes,
     fileRoutes,
     accountRoutes,
+    addressRoutes,
     accountMemberRoutes,
     accountMembershipRoutes,
     userAuthenticationInfoRoutes,

@@ -1374,4 +1374,39 @@ export const migrations: Migration[] = [
         ON integration_jobs (integration_id, next_attempt_at) WHERE status = 'pending';
     `,
   },
+  {
+    // Address books (addresses/): each address belongs to one account or one customer and goes
+    // with it. Lists read an owner's addresses in creation order.
+    id: '0880-addresses',
+    sql: `
+      CREATE TABLE addresses (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,
+        customer_id TEXT REFERENCES customers(id) ON DELETE CASCADE,
+        name TEXT,
+        first_name TEXT,
+        last_name TEXT,
+        company_name TEXT,
+        phone_number TEXT,
+        line_1 TEXT,
+        line_2 TEXT,
+        city TEXT,
+        county TEXT,
+        region TEXT,
+        postcode TEXT,
+        country TEXT,
+        instructions TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        CHECK ((account_id IS NULL) <> (customer_id IS NULL))
+      );
+      CREATE INDEX addresses_account_created ON addresses (store_id, account_id, created_at, id);
+      CREATE INDEX addresses_account_updated ON addresses (store_id, account_id, updated_at, id);
+      CREATE INDEX addresses_account_id ON addresses (store_id, account_id, id);
+      CREATE INDEX addresses_customer_created ON addresses (store_id, customer_id, created_at, id);
+      CREATE INDEX addresses_customer_updated ON addresses (store_id, customer_id, updated_at, id);
+      CREATE INDEX addresses_customer_id ON addresses (store_id, customer_id, id);
+    `,
+  },
 ];

@@ -247,6 +247,18 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   // and lists it alone: how a client holding only the token learns which account it acts for.
   'GET /v2/accounts': 'account',
   'GET /v2/accounts/:accountId': 'account',
+  // Address books: an account's members keep the account's (implicit token and account token),
+  // a customer keeps theirs (customer token); the store's token reaches every book.
+  'POST /v2/accounts/:accountId/addresses': 'account',
+  'GET /v2/accounts/:accountId/addresses': 'account',
+  'GET /v2/accounts/:accountId/addresses/:addressId': 'account',
+  'PUT /v2/accounts/:accountId/addresses/:addressId': 'account',
+  'DELETE /v2/accounts/:accountId/addresses/:addressId': 'account',
+  'POST /v2/customers/:customerId/addresses': 'customer',
+  'GET /v2/customers/:customerId/addresses': 'customer',
+  'GET /v2/customers/:customerId/addresses/:addressId': 'customer',
+  'PUT /v2/customers/:customerId/addresses/:addressId': 'customer',
+  'DELETE /v2/customers/:customerId/addresses/:addressId': 'customer',
   'PUT /v2/accounts/:accountId': 'store',
   'DELETE /v2/accounts/:accountId': 'store',
 

@@ -83,7 +83,11 @@ type Ref =
   | 'promoCode'
   | 'integration'
   | 'integrationJob'
-  | 'exportJob';
+  | 'exportJob'
+  | 'accountAddress'
+  | 'otherAccountAddress'
+  | 'annAddress'
+  | 'bobAddress';
 
 interface Case {
   params?: Record<string, Ref>;
@@ -237,6 +241,26 @@ const TABLE: Record<string, Case[]> = {
   '/v2/customers/:customerId': [
     { params: { customerId: 'ann' }, expect: ANNS },
     { params: { customerId: 'bob' }, expect: NOT_ANNS },
+  ],
+  // Address books: an account's is its members', a customer's is theirs.
+  '/v2/accounts/:accountId/addresses': [
+    { params: { accountId: 'account' }, expect: THE_MEMBERS },
+    { params: { accountId: 'otherAccount' }, expect: NOT_THE_MEMBERS },
+  ],
+  '/v2/accounts/:accountId/addresses/:addressId': [
+    { params: { accountId: 'account', addressId: 'accountAddress' }, expect: THE_MEMBERS },
+    {
+      params: { accountId: 'otherAccount', addressId: 'otherAccountAddress' },
+      expect: NOT_THE_MEMBERS,
+    },
+  ],
+  '/v2/customers/:customerId/addresses': [
+    { params: { customerId: 'ann' }, expect: ANNS },
+    { params: { customerId: 'bob' }, expect: NOT_ANNS },
+  ],
+  '/v2/customers/:customerId/addresses/:addressId': [
+    { params: { customerId: 'ann', addressId: 'annAddress' }, expect: ANNS },
+    { params: { customerId: 'bob', addressId: 'bobAddress' }, expect: NOT_ANNS },
   ],
   // A storefront shows one product's stock and the inventory locations; the rest is the store's.
   '/v2/inventories': [{ expect: STORE }],
@@ -661,6 +685,18 @@ beforeAll(async () => {
       })
     ).token;
   }
+  for (const [ref, path, who] of [
+    ['accountAddress', `/v2/accounts/${ids.account}`, 'Acme Ltd'],
+    ['otherAccountAddress', `/v2/accounts/${ids.otherAccount}`, 'Other Co'],
+    ['annAddress', `/v2/customers/${ids.ann}`, 'ann@example.com'],
+    ['bobAddress', `/v2/customers/${ids.bob}`, 'bob@example.com'],
+  ] as const) {
+    ids[ref] = (
+      await made('POST', `${path}/addresses`, admin, {
+        data: { ...ADDRESS, type: 'address', name: `${who} office` },
+      })
+    ).id;
+  }
   const shop = async (headers: Record<string, string>, name: string, customer?: unknown) => {
     const cart = await made('POST', '/v2/carts', headers, { data: { name } });
     await made('POST', `/v2/carts/${cart.id}/items`, headers, {
@@ -731,15 +767,23 @@ beforeAll(async () => {
     'Unreleased gadget',
     'Secret range',
     'Secret shelf',
+    'Acme Ltd office',
+    'Other Co office',
+    'ann@example.com office',
+    'bob@example.com office',
   ];
   // An integration's secret key is nobody's to read, the store's token included.
   foreignTo.store = ['hook-secret'];
   foreignTo.guest = [...everyone, 'hook-secret'];
   // The member sees their own record and account, nothing else.
-  const theMembers = ['Acme Ltd', 'buyer@example.com', ids.account, ids.member];
+  const theMembers = ['Acme Ltd', 'Acme Ltd office', 'buyer@example.com', ids.account, ids.member];
   foreignTo.account = [...everyone.filter((v) => !theMembers.includes(v)), 'hook-secret'];
   foreignTo.ann = everyone.filter(
-    (v) => v !== 'ann@example.com' && v !== ids.ann && v !== ids.annOrder,
+    (v) =>
+      v !== 'ann@example.com' &&
+      v !== 'ann@example.com office' &&
+      v !== ids.ann &&
+      v !== ids.annOrder,
   );
   foreignTo.ann.push('hook-secret');
 });
@@ -809,9 +853,10 @@ describe('the scope of each kind of token, route by route', () => {
   it('refuses an implicit token every write of the store’s data, before reading the body', async () => {
     // The shopper's writes (carts, checkout, signing in) are walked in test/gateway/guest-shopping;
     // POST /v2/inventories/multiple is a read of several products' stock (inventory.test.ts);
-    // paying an order the shopper placed is walked in test/gateway/catalog-journey.test.ts.
+    // paying an order the shopper placed is walked in test/gateway/catalog-journey.test.ts; a
+    // member's or customer's own address book in test/service/addresses.test.ts.
     const shopperWrites =
-      /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/account-members\/tokens$|^\/v2\/inventories\/multiple$|^\/v2\/orders\/:orderId\/payments$/;
+      /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/account-members\/tokens$|^\/v2\/inventories\/multiple$|^\/v2\/orders\/:orderId\/payments$|^\/v2\/(accounts\/:accountId|customers\/:customerId)\/addresses(\/|$)/;
     const problems: string[] = [];
     const writes = serviceRoutes(app).filter(
       (r) =>

@@ -92,7 +92,7 @@ function visibleScope(request: FastifyRequest): { id?: string } {
   return request.customer ? { id: request.customer.id } : {};
 }
 
-function findCustomer(db: Db, request: FastifyRequest, id: string): CustomerRow {
+export function findCustomer(db: Db, request: FastifyRequest, id: string): CustomerRow {
   const scope = visibleScope(request);
   const row = isUuid(id)
     ? (db
