@@ -1365,4 +1365,14 @@ export const migrations: Migration[] = [
         ON orders (store_id, account_id, created_at, id, updated_at);
     `,
   },
+  {
+    // A catalog line is repriced from the catalog it was added through on every read, write and
+    // checkout (carts/reprice.ts); the catalog rule that chose that catalog for the shopper is
+    // kept beside catalog_id (null for the default catalog, and for lines added before this), so
+    // a rule's own pricing context stays the line's after the add.
+    id: '0860-cart-item-catalog-rule',
+    sql: `
+      ALTER TABLE cart_items ADD COLUMN catalog_rule_id TEXT;
+    `,
+  },
 ];
