@@ -140,10 +140,10 @@ export function unpriceableError(
   source: string,
 ): ApiError {
   const named = lines
-    .map(
-      ({ item, reason }) =>
-        `item ${item.id} ("${item.name}", SKU ${item.sku}) has no price now (${reason.replace(/\.$/, '')})`,
-    )
+    .map(({ item, reason }) => {
+      const why = reason.replace(/\.$/, '');
+      return `item ${item.id} ("${item.name}", SKU ${item.sku}) has no price now (${why})`;
+    })
     .join('; ');
   return conflict(
     `Cannot ${doing}: ${named}. Remove the item (DELETE /v2/carts/{cartId}/items/{itemId}), ` +
