@@ -1366,6 +1366,16 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    // A catalog line is repriced from the catalog it was added through on every read, write and
+    // checkout (carts/reprice.ts); the catalog rule that chose that catalog for the shopper is
+    // kept beside catalog_id (null for the default catalog, and for lines added before this), so
+    // a rule's own pricing context stays the line's after the add.
+    id: '0860-cart-item-catalog-rule',
+    sql: `
+      ALTER TABLE cart_items ADD COLUMN catalog_rule_id TEXT;
+    `,
+  },
+  {
     // The deliverer reads each integration's due jobs apart (integrations/deliverer.ts: a cap
     // per integration and per store, so one store's bad receiver only delays its own events).
     id: '0870-integration-jobs-due-per-integration',

@@ -7,9 +7,10 @@ import { emitEvent } from '../integrations/events.ts';
 import { presentAllItems, presentCart } from './present.ts';
 import { loadCart } from './storage.ts';
 
-export function emitCartUpdated(db: Db, storeId: string, cartId: string): void {
+/** `now`: the service's clock, in ms, for the catalog lines' prices. */
+export function emitCartUpdated(db: Db, storeId: string, cartId: string, now: number): void {
   emitEvent(db, storeId, 'cart.updated', () => {
-    const state = loadCart(db, storeId, cartId);
+    const state = loadCart(db, storeId, cartId, now);
     return { data: presentCart(state), included: { items: presentAllItems(state) } };
   });
 }

@@ -68,6 +68,7 @@ function presentItem(state: CartState, item: ItemRow, line: ItemTotals | undefin
     value: money(value, currency),
   });
   const discounts = discountsOn(state, item.id);
+  const unpriceable = state.unpriceable.get(item.id);
   return {
     id: item.id,
     type: item.type ?? 'custom_item',
@@ -91,6 +92,9 @@ function presentItem(state: CartState, item: ItemRow, line: ItemTotals | undefin
         without_discount: pair(item.unit_amount, line.withoutDiscount),
       },
       timestamps: { created_at: item.created_at, updated_at: item.updated_at },
+      // A catalog line the catalog no longer prices shows its last price, and why it cannot
+      // be checked out (carts/reprice.ts).
+      ...(unpriceable === undefined ? {} : { price_unavailable: unpriceable }),
     },
     relationships: {
       custom_discounts: {

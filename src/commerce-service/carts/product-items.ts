@@ -2,15 +2,16 @@
  * Catalog products in a cart (v2-catalog-notes §8): `{data:{type:"cart_item", id | sku,
  * quantity}}` names a product of the caller's resolved catalog (the same rule resolution as
  * `/catalog`), priced from that release in the cart's currency (400 when the product has no
- * price in it; volume tiers apply to the quantity) and checked against stock (400 when short).
- * Adding a product already in the cart adds to that item's quantity, as production does.
+ * price in it; volume tiers apply to the quantity); the add route checks it against stock (400
+ * when short). Adding a product already in the cart adds to that item's quantity, as production
+ * does. `priceProductItem` is the one way a catalog line is priced: on the add, and again on
+ * every read, write and checkout of the cart (reprice.ts).
  */
 import type { ReleaseRow } from '../catalogs/records.ts';
 import type { ReleaseProductRow } from '../catalogs/views.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import { checkStock } from '../inventory/stock.ts';
 import { MAX_QUANTITY } from '../money.ts';
 import type { CurrencyMap, SaleMap } from '../pricebooks/bodies.ts';
 import { priceInCurrency, unitAmount } from '../pricebooks/resolve.ts';
@@ -53,8 +54,8 @@ export interface PricedProduct {
 
 /**
  * The product of `input` in `release`, priced in `currency` for `quantity` (the quantity the
- * item will have), with its stock checked. 404 when the catalog has no such product; 400 when
- * it has no price in the currency or not enough stock.
+ * item will have) at `now`. 404 when the catalog has no such product; 400 when it has no price
+ * in the currency. Stock is the caller's to check: a cart read reprices without judging stock.
  */
 export function priceProductItem(
   db: Db,
@@ -107,7 +108,6 @@ export function priceProductItem(
       'data.id',
     );
   }
-  checkStock(db, release.store_id, product.id, quantity);
   return {
     product,
     sku: product.sku,

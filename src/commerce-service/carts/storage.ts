@@ -8,6 +8,7 @@ import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { appliedCodes, cartPromotions } from '../promotions/cart-codes.ts';
 import { type PromotionLine, promotionLines } from '../promotions/engine.ts';
+import { repriceItems } from './reprice.ts';
 
 export interface CartRow {
   id: string;
@@ -31,10 +32,16 @@ export interface ItemRow {
   type?: string;
   product_id?: string | null;
   catalog_id?: string | null;
+  /** The catalog rule that chose catalog_id for the shopper who added the line (migration 0860). */
+  catalog_rule_id?: string | null;
   name: string;
   sku: string;
   description: string;
   quantity: number;
+  /**
+   * Stored: the price given (custom item) or the last price the catalog gave (catalog line). In
+   * a CartState, a catalog line's price now (carts/reprice.ts).
+   */
   unit_amount: number;
   includes_tax: number;
   created_at: string;
@@ -58,7 +65,10 @@ export interface DiscountRow {
 /** A cart with everything its responses and totals need, read in one go. */
 export interface CartState {
   cart: CartRow;
+  /** Its lines, catalog lines priced as the catalog prices them at the read (reprice.ts). */
   items: ItemRow[];
+  /** The catalog lines that have no price now (they keep their last one), with the reason. */
+  unpriceable: Map<string, string>;
   discounts: DiscountRow[];
   /** The promotion codes applied to the cart (promotions/cart-codes.ts), live or not. */
   codes: string[];
@@ -69,16 +79,21 @@ export interface CartState {
 // ---------------------------------------------------------------------------------------------
 // Reads
 
-/** The cart `cartId` of the store with its items and discounts; 404 when there is none. */
-export function loadCart(db: Db, storeId: string, cartId: string): CartState {
+/**
+ * The cart `cartId` of the store with its items and discounts, its catalog lines priced at
+ * `now` (ms since the epoch: the service's clock); 404 when there is none.
+ */
+export function loadCart(db: Db, storeId: string, cartId: string, now: number): CartState {
   if (!isUuid(cartId)) throw notFound(`No cart ${cartId}: cart ids are uuids.`);
   const cart = db
     .prepare('SELECT * FROM carts WHERE id = ? AND store_id = ?')
     .get(cartId.toLowerCase(), storeId) as CartRow | undefined;
   if (!cart) throw notFound(`No cart with id ${cartId}.`);
-  const items = db
+  const stored = db
     .prepare('SELECT * FROM cart_items WHERE cart_id = ? ORDER BY created_at, id')
     .all(cart.id) as ItemRow[];
+  // Promotions below see the repriced lines, so their discounts follow the prices too.
+  const { items, unpriceable } = repriceItems(db, cart, stored, now);
   const discounts = db
     .prepare('SELECT * FROM cart_custom_discounts WHERE cart_id = ? ORDER BY created_at, id')
     .all(cart.id) as DiscountRow[];
@@ -94,7 +109,7 @@ export function loadCart(db: Db, storeId: string, cartId: string): CartState {
   }));
   const promotions =
     candidates.length === 0 ? [] : promotionLines(candidates, engineItems, cart.currency);
-  return { cart, items, discounts, codes: appliedCodes(db, cart.id), promotions };
+  return { cart, items, unpriceable, discounts, codes: appliedCodes(db, cart.id), promotions };
 }
 
 /**
@@ -195,16 +210,17 @@ export function touchCart(db: Db, cartId: string, now: string): void {
 export function insertItem(db: Db, storeId: string, item: ItemRow, now: string): void {
   cachedStatement(
     db,
-    `INSERT INTO cart_items (id, store_id, cart_id, type, product_id, catalog_id, name, sku,
-                             description, quantity, unit_amount, includes_tax, created_at,
-                             updated_at)
-     VALUES (@id, @store_id, @cart_id, @type, @product_id, @catalog_id, @name, @sku,
-             @description, @quantity, @amount, @includes_tax, @now, @now)`,
+    `INSERT INTO cart_items (id, store_id, cart_id, type, product_id, catalog_id,
+                             catalog_rule_id, name, sku, description, quantity, unit_amount,
+                             includes_tax, created_at, updated_at)
+     VALUES (@id, @store_id, @cart_id, @type, @product_id, @catalog_id, @catalog_rule_id, @name,
+             @sku, @description, @quantity, @amount, @includes_tax, @now, @now)`,
   ).run({
     id: item.id,
     type: item.type ?? 'custom_item',
     product_id: item.product_id ?? null,
     catalog_id: item.catalog_id ?? null,
+    catalog_rule_id: item.catalog_rule_id ?? null,
     store_id: storeId,
     cart_id: item.cart_id,
     name: item.name,
@@ -223,6 +239,38 @@ export function setItemQuantity(db: Db, itemId: string, quantity: number, now: s
     now,
     itemId,
   );
+}
+
+/**
+ * More of a catalog product already in the cart: the new quantity, and the catalog (and rule)
+ * of this add, which the line is priced from from now on.
+ */
+export function addToItem(
+  db: Db,
+  item: Pick<ItemRow, 'id' | 'quantity' | 'catalog_id' | 'catalog_rule_id'>,
+  now: string,
+): void {
+  cachedStatement(
+    db,
+    `UPDATE cart_items SET quantity = ?, catalog_id = ?, catalog_rule_id = ?, updated_at = ?
+     WHERE id = ?`,
+  ).run(item.quantity, item.catalog_id ?? null, item.catalog_rule_id ?? null, now, item.id);
+}
+
+/**
+ * Keeps each catalog line's stored price equal to its price now (`state` as loadCart read it),
+ * so the stored price is the last the catalog gave. Not an edit: updated_at stays.
+ */
+export function storeLinePrices(db: Db, state: CartState): void {
+  const update = cachedStatement(
+    db,
+    `UPDATE cart_items SET unit_amount = ?, includes_tax = ?
+     WHERE id = ? AND (unit_amount != ? OR includes_tax != ?)`,
+  );
+  for (const item of state.items) {
+    if (item.product_id == null || state.unpriceable.has(item.id)) continue;
+    update.run(item.unit_amount, item.includes_tax, item.id, item.unit_amount, item.includes_tax);
+  }
 }
 
 /** Removes one item (`itemId`) or every item of the cart, then `dropCartDiscountsIfEmpty`. */

@@ -57,7 +57,7 @@ export function cartDiscountRoutes(ctx: ServiceContext, level: DiscountLevel): F
     storeId: string,
     params: DiscountParams,
   ): { state: CartState; itemId: string | null } {
-    const state = loadCart(db, storeId, params.cartId);
+    const state = loadCart(db, storeId, params.cartId, ctx.clock());
     const itemId = params.itemId === undefined ? null : findItem(state, params.itemId).id;
     return { state, itemId };
   }
@@ -90,7 +90,7 @@ export function cartDiscountRoutes(ctx: ServiceContext, level: DiscountLevel): F
     };
     insertDiscount(db, storeId, row, now);
     touchCart(db, state.cart.id, now);
-    emitCartUpdated(db, storeId, state.cart.id);
+    emitCartUpdated(db, storeId, state.cart.id, ctx.clock());
     return presentDiscount(row, state.cart.currency);
   }
 
@@ -103,7 +103,7 @@ export function cartDiscountRoutes(ctx: ServiceContext, level: DiscountLevel): F
     const row: DiscountRow = { ...existing, ...input, updated_at: now };
     updateDiscount(db, row, now);
     touchCart(db, state.cart.id, now);
-    emitCartUpdated(db, storeId, state.cart.id);
+    emitCartUpdated(db, storeId, state.cart.id, ctx.clock());
     return presentDiscount(row, state.cart.currency);
   }
 
@@ -112,7 +112,7 @@ export function cartDiscountRoutes(ctx: ServiceContext, level: DiscountLevel): F
     const existing = findDiscount(state, discountId, itemId);
     deleteDiscount(db, existing.id);
     touchCart(db, state.cart.id, ctx.timestamp());
-    emitCartUpdated(db, storeId, state.cart.id);
+    emitCartUpdated(db, storeId, state.cart.id, ctx.clock());
   }
 
   return async (app) => {

@@ -1,15 +1,18 @@
 /**
  * A cart's items (`/v2/carts/{id}/items[/{itemId}]`): custom items, and catalog products
- * (`cart_item`, carts/product-items.ts) from the caller's resolved catalog. Every write answers with the cart's whole item list and totals, as production
- * does, and judges the cart's totals (money bounds) before it writes. Registered by carts.ts,
- * behind its check of who may use the cart.
+ * (`cart_item`, carts/product-items.ts) from the caller's resolved catalog, priced for their
+ * quantity now on every read and write (carts/reprice.ts). Every write answers with the cart's
+ * whole item list and totals, as production does, and judges the cart's totals (money bounds)
+ * before it writes. Registered by carts.ts, behind its check of who may use the cart.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { parseCustomItem, parseQuantityUpdate } from '../carts/bodies.ts';
 import { emitCartUpdated } from '../carts/events.ts';
 import { presentItems } from '../carts/present.ts';
 import { cartItemData, parseProductItem, priceProductItem } from '../carts/product-items.ts';
+import { priceCatalogLine, unpriceableError } from '../carts/reprice.ts';
 import {
+  addToItem,
   type CartState,
   deleteItems,
   findItem,
@@ -17,6 +20,7 @@ import {
   insertItem,
   loadCart,
   setItemQuantity,
+  storeLinePrices,
   touchCart,
 } from '../carts/storage.ts';
 import { judgeCartTotals } from '../carts/totals.ts';
@@ -25,7 +29,7 @@ import { newId } from '../ids.ts';
 import { checkStock } from '../inventory/stock.ts';
 import { applyCode, judgeCode, promotionItemCode, removeCode } from '../promotions/cart-codes.ts';
 import type { CartParams } from './carts.ts';
-import { resolvedRelease } from './shopper-catalog.ts';
+import { resolvedCatalog } from './shopper-catalog.ts';
 
 interface ItemParams extends CartParams {
   itemId: string;
@@ -36,8 +40,9 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
 
   /**
    * Runs `write` on the cart in one transaction, then touches the cart and answers with its
-   * items as they are now. `now()` stamps the write; it is taken once, on first use, so a write
-   * refused before it takes no timestamp.
+   * items as they are now, catalog lines repriced for their quantity (and that price stored).
+   * `now()` stamps the write; it is taken once, on first use, so a write refused before it takes
+   * no timestamp.
    */
   function writeItems(
     storeId: string,
@@ -45,7 +50,7 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
     write: (state: CartState, now: () => string) => void,
   ) {
     return db.transaction(() => {
-      const state = loadCart(db, storeId, cartId);
+      const state = loadCart(db, storeId, cartId, ctx.clock());
       let stamp: string | undefined;
       const now = () => {
         stamp ??= ctx.timestamp();
@@ -53,14 +58,16 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
       };
       write(state, now);
       touchCart(db, state.cart.id, now());
-      emitCartUpdated(db, storeId, state.cart.id);
-      return presentItems(loadCart(db, storeId, state.cart.id));
+      const after = loadCart(db, storeId, state.cart.id, ctx.clock());
+      storeLinePrices(db, after);
+      emitCartUpdated(db, storeId, state.cart.id, ctx.clock());
+      return presentItems(after);
     })();
   }
 
   return async (app) => {
     app.get<{ Params: CartParams }>('/carts/:cartId/items', async (request) =>
-      presentItems(loadCart(db, request.store.id, request.params.cartId)),
+      presentItems(loadCart(db, request.store.id, request.params.cartId, ctx.clock())),
     );
 
     app.post<{ Params: CartParams }>('/carts/:cartId/items', async (request, reply) => {
@@ -76,10 +83,12 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
       if (productData !== undefined) {
         const input = parseProductItem(productData);
         const result = writeItems(request.store.id, request.params.cartId, (state, now) => {
-          const release = resolvedRelease(ctx, request);
+          const { release, ruleId } = resolvedCatalog(ctx, request);
           const probe = priceProductItem(db, release, input, state.cart.currency, 1, ctx.clock());
           const existing = state.items.find((i) => i.product_id === probe.product.id);
           const quantity = (existing?.quantity ?? 0) + input.quantity;
+          // The whole line's price for its new quantity, now: more units can reach a tier, and
+          // a sale that ended since the first add no longer applies to any of them.
           const priced = priceProductItem(
             db,
             release,
@@ -88,11 +97,21 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
             quantity,
             ctx.clock(),
           );
+          checkStock(db, release.store_id, priced.product.id, quantity);
+          const source = { catalog_id: release.catalog_id, catalog_rule_id: ruleId ?? null };
           const stamp = now();
           if (existing !== undefined) {
-            const items = state.items.map((i) => (i === existing ? { ...i, quantity } : i));
+            // This add's catalog (the caller's now) prices the line from here on.
+            const line = {
+              ...existing,
+              ...source,
+              quantity,
+              unit_amount: priced.unitAmount,
+              includes_tax: priced.includesTax ? 1 : 0,
+            };
+            const items = state.items.map((i) => (i === existing ? line : i));
             judgeCartTotals({ ...state, items }, 'data.quantity', 'Adding this item');
-            setItemQuantity(db, existing.id, quantity, stamp);
+            addToItem(db, line, stamp);
             return;
           }
           const item: ItemRow = {
@@ -100,7 +119,7 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
             cart_id: state.cart.id,
             type: 'cart_item',
             product_id: priced.product.id,
-            catalog_id: release.catalog_id,
+            ...source,
             name: priced.product.name,
             sku: priced.sku,
             description: priced.product.description ?? '',
@@ -158,8 +177,25 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
           deleteItems(db, state.cart.id, item.id);
           return;
         }
+        let line: ItemRow = { ...item, quantity };
+        if (item.product_id != null) {
+          // Priced for the new quantity now: a tier reached or left changes the unit price.
+          const price = priceCatalogLine(db, state.cart, item, quantity, ctx.clock());
+          if (price.unpriceable !== undefined) {
+            throw unpriceableError(
+              [{ item, reason: price.unpriceable }],
+              'change its quantity',
+              'data.quantity',
+            );
+          }
+          line = {
+            ...line,
+            unit_amount: price.unitAmount,
+            includes_tax: price.includesTax ? 1 : 0,
+          };
+        }
         const stamp = now();
-        const items = state.items.map((i) => (i === item ? { ...i, quantity } : i));
+        const items = state.items.map((i) => (i === item ? line : i));
         judgeCartTotals({ ...state, items }, 'data.quantity', 'This quantity');
         if (item.product_id != null) checkStock(db, request.store.id, item.product_id, quantity);
         setItemQuantity(db, item.id, quantity, stamp);

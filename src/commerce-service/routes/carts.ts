@@ -105,7 +105,7 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
         spec: listSpec,
         // Cart-level discounts inline, as items carry theirs: one object per cart, no `included`.
         map: (row: { id: string }) => {
-          const state = loadCart(db, request.store.id, row.id);
+          const state = loadCart(db, request.store.id, row.id, ctx.clock());
           return { ...presentCart(state), custom_discounts: presentCartDiscounts(state) };
         },
       }),
@@ -132,14 +132,14 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
         ctx.timestamp(),
       );
       reply.code(201);
-      return { data: presentCart(loadCart(db, request.store.id, id)) };
+      return { data: presentCart(loadCart(db, request.store.id, id, ctx.clock())) };
     });
 
     app.get<{ Params: CartParams; Querystring: { include?: unknown } }>(
       '/carts/:cartId',
       async (request) => {
         const include = parseInclude(request.query.include);
-        const state = loadCart(db, request.store.id, request.params.cartId);
+        const state = loadCart(db, request.store.id, request.params.cartId, ctx.clock());
         if (include.size === 0) return { data: presentCart(state) };
         const included: Record<string, unknown[]> = {};
         if (include.has('items')) included.items = presentAllItems(state);
@@ -152,15 +152,15 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.put<{ Params: CartParams }>('/carts/:cartId', async (request) => {
       const data = requireData(request.body);
       return db.transaction(() => {
-        const { cart } = loadCart(db, request.store.id, request.params.cartId);
+        const { cart } = loadCart(db, request.store.id, request.params.cartId, ctx.clock());
         updateCart(db, { id: cart.id, ...parseCartUpdate(data, cart) }, ctx.timestamp());
-        emitCartUpdated(db, request.store.id, cart.id);
-        return { data: presentCart(loadCart(db, request.store.id, cart.id)) };
+        emitCartUpdated(db, request.store.id, cart.id, ctx.clock());
+        return { data: presentCart(loadCart(db, request.store.id, cart.id, ctx.clock())) };
       })();
     });
 
     app.delete<{ Params: CartParams }>('/carts/:cartId', async (request, reply) => {
-      const { cart } = loadCart(db, request.store.id, request.params.cartId);
+      const { cart } = loadCart(db, request.store.id, request.params.cartId, ctx.clock());
       deleteCart(db, cart.id);
       return reply.code(204).send();
     });

@@ -1,13 +1,16 @@
 /**
  * Checkout (`POST /v2/carts/{id}/checkout`): turns a cart into an order for a guest, a named
  * customer, the signed-in one, or the account of an account member's token, writing the order, its items and its stored document in one
- * transaction after the cart's money bounds are judged. The order is then read through
- * orders.ts. Registered by carts.ts, behind its check of who may use the cart.
+ * transaction after the cart's money bounds are judged. Catalog lines are priced as the
+ * catalog prices them at checkout (carts/reprice.ts), and a line the catalog no longer prices
+ * refuses the checkout (409, naming it) rather than ordering it at a stale price. The order is
+ * then read through orders.ts. Registered by carts.ts, behind its check of who may use the cart.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { type AccountCheckout, parseAccountCheckout } from '../carts/account-checkout.ts';
 import { type CheckoutInput, parseCheckout } from '../carts/bodies.ts';
-import { type CartState, loadCart } from '../carts/storage.ts';
+import { unpriceableError } from '../carts/reprice.ts';
+import { type CartState, loadCart, storeLinePrices } from '../carts/storage.ts';
 import { judgeCartItems, judgeCartTotals, totalsOf } from '../carts/totals.ts';
 import type { ServiceContext } from '../context.ts';
 import { cachedStatement, type Db } from '../db.ts';
@@ -136,10 +139,15 @@ export function checkoutRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const customer: OrderCustomer = account
           ? { id: null, ...account.contact }
           : orderCustomer(db, request, input.customer);
-        const state = loadCart(db, request.store.id, request.params.cartId);
+        const state = loadCart(db, request.store.id, request.params.cartId, ctx.clock());
         if (state.items.length === 0) {
           throw badRequest('The cart is empty: add an item before checking out.', 'cart');
         }
+        const unpriced = state.items.flatMap((item) => {
+          const reason = state.unpriceable.get(item.id);
+          return reason === undefined ? [] : [{ item, reason }];
+        });
+        if (unpriced.length > 0) throw unpriceableError(unpriced, 'check out', 'cart');
         // A cart written before amounts were bounded may hold more than an order can show.
         judgeCartItems(state);
         judgeCartTotals(state, 'cart', 'Checking out this cart');
@@ -155,6 +163,8 @@ export function checkoutRoutes(ctx: ServiceContext): FastifyPluginAsync {
           ),
         );
         const now = ctx.timestamp();
+        // The order's lines are the cart's as priced just now; the cart keeps those prices.
+        storeLinePrices(db, state);
         const orderId = insertOrder(db, state, customer, account, input, now);
         // The codes that took something off use a use each, or the whole checkout is refused.
         const shopper = { customerId: customer.id, email: customer.email };

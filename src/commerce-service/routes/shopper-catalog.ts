@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { findCatalog, findRelease, presentRelease, type ReleaseRow } from '../catalogs/records.ts';
-import { requestContext, resolveCatalog } from '../catalogs/resolve.ts';
+import { type ResolvedCatalog, requestContext, resolveCatalog } from '../catalogs/resolve.ts';
 import {
   presentProducts,
   presentReleaseHierarchy,
@@ -29,13 +29,18 @@ import { CATALOG_BASES } from './catalogs.ts';
 
 /** The release the request's context resolves to; 404 when the store has published none. */
 export function resolvedRelease(ctx: ServiceContext, request: FastifyRequest): ReleaseRow {
+  return resolvedCatalog(ctx, request).release;
+}
+
+/** The catalog, release and rule the request's context resolves to; 404 as resolvedRelease. */
+export function resolvedCatalog(ctx: ServiceContext, request: FastifyRequest): ResolvedCatalog {
   const resolved = resolveCatalog(ctx.db, request.store.id, requestContext(request, ctx.clock()));
   if (resolved === undefined) {
     throw notFound(
       'No published catalog applies: publish a catalog (POST /catalogs/{id}/releases).',
     );
   }
-  return resolved.release;
+  return resolved;
 }
 
 const eqIn = (column: string, array = false): ListAttribute => ({
