@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from './db.ts';
 import { notFound } from './errors.ts';
 import { isUuid, uuidFromBytes } from './ids.ts';
+import { emitEvent } from './integrations/events.ts';
 
 function derivedId(kind: string, storeId: string): string {
   return uuidFromBytes(createHash('sha256').update(`${kind}:${storeId}`).digest());
@@ -115,6 +116,19 @@ export function findAccountMember(db: Db, storeId: string, id: string): UserAuth
   return row;
 }
 
+/** Writes a new user-authentication-info record (an account member too): account-member.created. */
+export function insertUserAuthenticationInfo(db: Db, row: UserAuthenticationInfoRow): void {
+  db.prepare(
+    `INSERT INTO user_authentication_info (id, store_id, realm_id, name, email, username,
+                                           created_at, updated_at)
+     VALUES (@id, @store_id, @realm_id, @name, @email, @username, @created_at, @updated_at)`,
+  ).run(row);
+  // The record is an account member too (same id): production's account-member.created.
+  emitEvent(db, row.store_id, 'account-member.created', () => ({
+    data: presentAccountMember(row),
+  }));
+}
+
 /** Members by id, for a page's `included.account_members` (one query for any number). */
 export function accountMembersByIds(
   db: Db,
@@ -158,4 +172,84 @@ export function presentMembership(row: AccountMembershipRow, withAccount = false
     links: { self: `/v2/accounts/${row.account_id}/account-memberships/${row.id}` },
     meta: { timestamps: { created_at: row.created_at, updated_at: row.updated_at } },
   };
+}
+
+/** Writes a new membership (the caller checked the limit and duplicates): account-membership.created. */
+export function insertMembership(db: Db, row: AccountMembershipRow): void {
+  db.prepare(
+    `INSERT INTO account_memberships (id, store_id, account_id, account_member_id,
+                                      created_at, updated_at)
+     VALUES (@id, @store_id, @account_id, @account_member_id, @created_at, @updated_at)`,
+  ).run(row);
+  emitEvent(db, row.store_id, 'account-membership.created', () => ({
+    data: presentMembership(row),
+  }));
+}
+
+/** The store's account-authentication settings (`/v2/settings/account-authentication`). */
+export interface AccountAuthenticationSettings {
+  /** Shoppers may sign themselves up (`self_signup` tokens). Default false. */
+  enable_self_signup: boolean;
+  /** A member who signs up gets an account of their own, named after them. Default false. */
+  auto_create_account_for_account_members: boolean;
+  /** Whether a member may update their own record; only `disabled` is served here. */
+  account_member_self_management: 'disabled' | 'update_only';
+  /** Lifetime of an account token, seconds. Default 86,400 (production's). */
+  account_management_authentication_token_timeout_secs: number;
+}
+
+export const DEFAULT_ACCOUNT_AUTHENTICATION_SETTINGS: Readonly<AccountAuthenticationSettings> = {
+  enable_self_signup: false,
+  auto_create_account_for_account_members: false,
+  account_member_self_management: 'disabled',
+  account_management_authentication_token_timeout_secs: 24 * 3600,
+};
+
+interface SettingsRow {
+  enable_self_signup: number;
+  auto_create_account_for_account_members: number;
+  account_member_self_management: 'disabled' | 'update_only';
+  token_timeout_secs: number;
+}
+
+/** The store's settings; the defaults while it never changed them. */
+export function readAccountAuthenticationSettings(
+  db: Db,
+  storeId: string,
+): AccountAuthenticationSettings {
+  const row = db
+    .prepare('SELECT * FROM account_authentication_settings WHERE store_id = ?')
+    .get(storeId) as SettingsRow | undefined;
+  if (row === undefined) return { ...DEFAULT_ACCOUNT_AUTHENTICATION_SETTINGS };
+  return {
+    enable_self_signup: row.enable_self_signup === 1,
+    auto_create_account_for_account_members: row.auto_create_account_for_account_members === 1,
+    account_member_self_management: row.account_member_self_management,
+    account_management_authentication_token_timeout_secs: row.token_timeout_secs,
+  };
+}
+
+export function writeAccountAuthenticationSettings(
+  db: Db,
+  storeId: string,
+  settings: AccountAuthenticationSettings,
+  now: string,
+): void {
+  db.prepare(
+    `INSERT INTO account_authentication_settings (store_id, enable_self_signup,
+       auto_create_account_for_account_members, account_member_self_management,
+       token_timeout_secs, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (store_id) DO UPDATE SET enable_self_signup = excluded.enable_self_signup,
+       auto_create_account_for_account_members = excluded.auto_create_account_for_account_members,
+       account_member_self_management = excluded.account_member_self_management,
+       token_timeout_secs = excluded.token_timeout_secs, updated_at = excluded.updated_at`,
+  ).run(
+    storeId,
+    settings.enable_self_signup ? 1 : 0,
+    settings.auto_create_account_for_account_members ? 1 : 0,
+    settings.account_member_self_management,
+    settings.account_management_authentication_token_timeout_secs,
+    now,
+  );
 }

@@ -30,6 +30,7 @@ export interface AccountTokenJson {
 /**
  * Issues a token of `memberId` for each of `accounts` (in their order), in one transaction
  * that also sweeps expired tokens. The caller has checked that the member belongs to each.
+ * `ttlSeconds` is the store's account_management_authentication_token_timeout_secs.
  */
 export function issueAccountTokens(
   db: Db,
@@ -37,9 +38,10 @@ export function issueAccountTokens(
   storeId: string,
   memberId: string,
   accounts: readonly { id: string; name: string }[],
+  ttlSeconds = ACCOUNT_TOKEN_TTL_SECONDS,
 ): AccountTokenJson[] {
   const now = clock();
-  const expiresAt = now + ACCOUNT_TOKEN_TTL_SECONDS * 1000;
+  const expiresAt = now + ttlSeconds * 1000;
   const insert = db.prepare(
     `INSERT INTO account_tokens (token_hash, store_id, account_member_id, account_id, expires_at,
                                  created_at)

@@ -21,6 +21,7 @@ import { badRequest, frameworkErrorHandler, registerErrorHandling } from './erro
 import { startDeliverer } from './integrations/deliverer.ts';
 import { attachOutbox } from './integrations/events.ts';
 import { startExportRunner } from './jobs/order-export.ts';
+import { accountAuthenticationRoutes } from './routes/account-authentication.ts';
 import { accountMemberRoutes } from './routes/account-members.ts';
 import { accountMembershipRoutes } from './routes/account-memberships.ts';
 import { accountRoutes } from './routes/accounts.ts';
@@ -118,6 +119,7 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     accountMemberRoutes,
     accountMembershipRoutes,
     userAuthenticationInfoRoutes,
+    accountAuthenticationRoutes,
     passwordProfileRoutes,
     customerRoutes,
     promotionRoutes,

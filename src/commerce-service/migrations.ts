@@ -1419,4 +1419,21 @@ export const migrations: Migration[] = [
       CREATE INDEX addresses_customer_id ON addresses (store_id, customer_id, id);
     `,
   },
+  {
+    // The store's account-authentication settings (account-members.ts): no row means the
+    // defaults (self sign-up off, tokens for 24 h).
+    id: '0890-account-authentication-settings',
+    sql: `
+      CREATE TABLE account_authentication_settings (
+        store_id TEXT PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
+        enable_self_signup INTEGER NOT NULL CHECK (enable_self_signup IN (0, 1)),
+        auto_create_account_for_account_members INTEGER NOT NULL
+          CHECK (auto_create_account_for_account_members IN (0, 1)),
+        account_member_self_management TEXT NOT NULL
+          CHECK (account_member_self_management IN ('disabled', 'update_only')),
+        token_timeout_secs INTEGER NOT NULL CHECK (token_timeout_secs BETWEEN 60 AND 31536000),
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -157,7 +157,7 @@ const REALM = '/v2/authentication-realms/:realmId';
 const UAI = `${REALM}/user-authentication-info/:uaiId`;
 const MEMBERSHIPS = '/v2/accounts/:accountId/account-memberships';
 const ACCOUNT_MEMBER_ROUTES = [
-  'GET /v2/settings/account-authentication',
+  'PUT /v2/settings/account-authentication',
   `POST ${REALM}/password-profiles`,
   `GET ${REALM}/password-profiles`,
   `GET ${REALM}/password-profiles/:profileId`,
@@ -259,7 +259,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v2/customers/:customerId/addresses/:addressId': 'customer',
   'PUT /v2/customers/:customerId/addresses/:addressId': 'customer',
   'DELETE /v2/customers/:customerId/addresses/:addressId': 'customer',
-  'PUT /v2/accounts/:accountId': 'store',
+  // A member updates their own account (the reference storefront's account summary page).
+  'PUT /v2/accounts/:accountId': 'account',
   'DELETE /v2/accounts/:accountId': 'store',
 
   // Integrations, their jobs and delivery logs, and order exports: the store's.
@@ -292,7 +293,13 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v2/customers/:customerId': 'customer',
   'PUT /v2/customers/:customerId': 'store',
   'DELETE /v2/customers/:customerId': 'store',
-  // Signing in: what a shopper's token is for.
+  // Signing in: what a shopper's token is for. A login or sign-up page reads the realm it signs
+  // members into, whether they may sign themselves up, and its OpenID Connect profiles.
+  'GET /v2/settings/account-authentication': 'shopper',
+  'GET /v2/authentication-realms/:realmId/openid-connect-profiles': 'shopper',
+  'GET /v2/authentication-realms/:realmId/openid-connect-profiles/:profileId': 'shopper',
+  'GET /v2/authentication-realms/:realmId/oidc-profiles': 'shopper',
+  'GET /v2/authentication-realms/:realmId/oidc-profiles/:profileId': 'shopper',
   'POST /v2/customers/tokens': 'shopper',
 
   // Stock: a storefront shows whether a product is in stock (production's storefront calls

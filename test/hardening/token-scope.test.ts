@@ -32,6 +32,8 @@ const BUYER: Expect = { store: 200, guest: 403, account: 200, ann: 200 };
 const THE_MEMBERS: Expect = { store: 200, guest: 403, account: 200, ann: 403 };
 /** Another account or member, as the account member sees it: it does not exist. */
 const NOT_THE_MEMBERS: Expect = { store: 200, guest: 403, account: 404, ann: 403 };
+/** What exists for nobody (an OpenID Connect profile: this service has no identity provider). */
+const NONE_SUCH: Expect = { store: 404, guest: 404, account: 404, ann: 404 };
 const REALM = '/v2/authentication-realms/:realmId';
 const UAI = `${REALM}/user-authentication-info/:uaiId`;
 const MEMBERSHIPS = '/v2/accounts/:accountId/account-memberships';
@@ -161,7 +163,20 @@ const TABLE: Record<string, Case[]> = {
   ],
   // The account-authentication realm, members and memberships: the store's, but for the
   // member's own record.
-  '/v2/settings/account-authentication': [{ expect: STORE }],
+  // A login page reads the settings and the realm's OpenID Connect profiles (none here).
+  '/v2/settings/account-authentication': [{ expect: ANYONE }],
+  '/v2/authentication-realms/:realmId/openid-connect-profiles': [
+    { params: { realmId: 'realm' }, expect: ANYONE },
+  ],
+  '/v2/authentication-realms/:realmId/openid-connect-profiles/:profileId': [
+    { params: { realmId: 'realm', profileId: 'profile' }, expect: NONE_SUCH },
+  ],
+  '/v2/authentication-realms/:realmId/oidc-profiles': [
+    { params: { realmId: 'realm' }, expect: ANYONE },
+  ],
+  '/v2/authentication-realms/:realmId/oidc-profiles/:profileId': [
+    { params: { realmId: 'realm', profileId: 'profile' }, expect: NONE_SUCH },
+  ],
   [`${REALM}/password-profiles`]: [{ params: { realmId: 'realm' }, expect: STORE }],
   [`${REALM}/password-profiles/:profileId`]: [
     { params: { realmId: 'realm', profileId: 'profile' }, expect: STORE },
@@ -866,6 +881,8 @@ describe('the scope of each kind of token, route by route', () => {
     expect(writes.length).toBeGreaterThan(20);
     for (const route of writes) {
       if (shopperWrites.test(route.url)) continue;
+      // A member renames their own account (account-signup.test.ts); deleting one is the store's.
+      if (route.method === 'PUT' && route.url === '/v2/accounts/:accountId') continue;
       const path = route.url.replace(/:\w+/g, '00000000-0000-4000-8000-000000000000');
       for (const kind of ['guest', 'account', 'ann'] as const) {
         // Not JSON: a route that read the body would answer 400.

@@ -145,10 +145,19 @@ describe('the account-authentication realm', () => {
       },
     );
     expect(foreign.status).toBe(404);
-    // The realm is the store's: an implicit token may not read it.
+    // A login page reads which realm members live in with the shopper's implicit token (the
+    // reference storefront's account-auth-settings route); changing the settings is the store's.
     expect(
       (await service.call('GET', '/v2/settings/account-authentication', { token: implicit }))
         .status,
+    ).toBe(200);
+    expect(
+      (
+        await service.call('PUT', '/v2/settings/account-authentication', {
+          token: implicit,
+          json: { data: { type: 'account_authentication_settings' } },
+        })
+      ).status,
     ).toBe(403);
   });
 

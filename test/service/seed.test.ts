@@ -213,6 +213,12 @@ describe('the demo seed', () => {
       const implicit = await seeded.token(undefined, 'implicit');
       const settings = await seeded.call('GET', '/v2/settings/account-authentication');
       const realm = settings.body.data.relationships.authentication_realm.data.id;
+      // Shoppers sign themselves up, each with an account of their own (the storefront's
+      // registration page).
+      expect(settings.body.data).toMatchObject({
+        enable_self_signup: true,
+        auto_create_account_for_account_members: true,
+      });
       const profiles = await seeded.call(
         'GET',
         `/v2/authentication-realms/${realm}/password-profiles`,

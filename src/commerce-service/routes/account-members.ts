@@ -5,8 +5,11 @@
  * belongs to. Mechanisms served: `password` (a password profile's username and password) and
  * `account_management_authentication_token` (switching: the current token in
  * `EP-Account-Management-Authentication-Token`, a token for another of the member's accounts in
- * the answer). `oidc`, `passwordless` and `self_signup` need an identity provider or email
- * delivery this service does not have: 400 that says so.
+ * the answer) and `self_signup` (when the store's account-authentication settings enable it: a
+ * new member with the username and password given in a password profile, and, when the settings
+ * say so, an account of their own named after them; then their tokens, none without an account).
+ * `oidc` and `passwordless` need an identity provider or email delivery this service does not
+ * have: 400 that says so. Tokens live the settings' account_management_authentication_token_timeout_secs.
  *
  * Who may see what (scopes.ts): the list is the store's; one member is the store's or, with an
  * account token, the token's own member only (any other id is a 404). Signing in is any token's,
@@ -16,17 +19,36 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   accountRealmId,
   findAccountMember,
+  insertMembership,
+  insertUserAuthenticationInfo,
   presentAccountMember,
+  readAccountAuthenticationSettings,
   type UserAuthenticationInfoRow,
 } from '../account-members.ts';
 import { type AccountTokenJson, issueAccountTokens } from '../account-tokens.ts';
 import type { ServiceContext } from '../context.ts';
-import { verifyPassword } from '../customers.ts';
-import { badRequest, notFound, unauthorized } from '../errors.ts';
-import { isUuid } from '../ids.ts';
+import { hashPassword, verifyPassword } from '../customers.ts';
+import { badRequest, forbidden, notFound, unauthorized } from '../errors.ts';
+import { isUuid, newId } from '../ids.ts';
 import { listResources, MAX_PAGE_LIMIT, standardListSpec } from '../listing.ts';
-import { type JsonObject, MAX_TEXT, oneOf, requireData, requireType } from '../request-body.ts';
+import {
+  type JsonObject,
+  MAX_TEXT,
+  oneOf,
+  rejectUnknownKeys,
+  requireData,
+  requireEmail,
+  requireText,
+  requireType,
+} from '../request-body.ts';
+import { insertAccount } from './accounts.ts';
 import { MAX_PASSWORD } from './customers.ts';
+import {
+  findPasswordProfile,
+  insertPasswordInfo,
+  password,
+  username,
+} from './password-profiles.ts';
 
 const MECHANISMS = [
   'password',
@@ -35,7 +57,7 @@ const MECHANISMS = [
   'passwordless',
   'self_signup',
 ] as const;
-const SERVED = ['password', 'account_management_authentication_token'];
+const SERVED = ['password', 'account_management_authentication_token', 'self_signup'];
 
 /** One answer for an unknown username, a wrong password and an unknown profile. */
 const WRONG_CREDENTIALS = 'The username or password is not correct for this password profile.';
@@ -160,6 +182,86 @@ export function accountMemberRoutes(ctx: ServiceContext): FastifyPluginAsync {
     return row.member;
   };
 
+  /**
+   * A new member from a self sign-up body, with their username and password in the profile and,
+   * when the settings say so, an account of their own; all or nothing. 403 when the store's
+   * settings do not enable self sign-up; 409 when the username is taken in the profile.
+   */
+  const signUp = async (request: FastifyRequest, data: JsonObject): Promise<string> => {
+    const storeId = request.store.id;
+    const settings = readAccountAuthenticationSettings(db, storeId);
+    if (!settings.enable_self_signup) {
+      throw forbidden(
+        'Self sign-up is not enabled for this store: the account-authentication settings have enable_self_signup false.',
+      );
+    }
+    rejectUnknownKeys(data, [
+      'type',
+      'authentication_mechanism',
+      'password_profile_id',
+      'username',
+      'password',
+      'name',
+      'email',
+    ]);
+    const profile = findPasswordProfile(
+      db,
+      storeId,
+      requireUuid(data, 'password_profile_id'),
+      'data.password_profile_id',
+    );
+    const name = requireText(data, 'name');
+    const email = requireEmail(data, 'email');
+    const chosen = username(data, profile, true) as string;
+    const hash = await hashPassword(password(data, true) as string);
+    return db.transaction(() => {
+      const now = ctx.timestamp();
+      const member: UserAuthenticationInfoRow = {
+        id: newId(),
+        store_id: storeId,
+        realm_id: accountRealmId(storeId),
+        name,
+        email,
+        username: null,
+        created_at: now,
+        updated_at: now,
+      };
+      insertUserAuthenticationInfo(db, member);
+      insertPasswordInfo(db, {
+        id: newId(),
+        store_id: storeId,
+        user_authentication_info_id: member.id,
+        password_profile_id: profile.id,
+        username: chosen,
+        username_key: chosen.toLowerCase(),
+        password_hash: hash,
+        created_at: now,
+        updated_at: now,
+      });
+      if (settings.auto_create_account_for_account_members) {
+        const account = {
+          id: newId(),
+          store_id: storeId,
+          name,
+          legal_name: null,
+          registration_id: null,
+          created_at: now,
+          updated_at: now,
+        };
+        insertAccount(db, account);
+        insertMembership(db, {
+          id: newId(),
+          store_id: storeId,
+          account_id: account.id,
+          account_member_id: member.id,
+          created_at: now,
+          updated_at: now,
+        });
+      }
+      return member.id;
+    })();
+  };
+
   return async (app) => {
     app.get('/account-members', async (request) =>
       listResources({
@@ -196,22 +298,27 @@ export function accountMemberRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const mechanism = data.authentication_mechanism;
       if (typeof mechanism !== 'string' || !(MECHANISMS as readonly string[]).includes(mechanism)) {
         throw badRequest(
-          `data.authentication_mechanism is required: ${oneOf(SERVED)} (production also names oidc, passwordless and self_signup).`,
+          `data.authentication_mechanism is required: ${oneOf(SERVED)} (production also names oidc and passwordless).`,
           'data.authentication_mechanism',
         );
       }
       if (!SERVED.includes(mechanism)) {
         throw badRequest(
-          `The authentication mechanism "${mechanism}" is not supported by this service; use "password", or "account_management_authentication_token" to switch accounts.`,
+          `The authentication mechanism "${mechanism}" needs an identity provider or email delivery this service does not have; use "password", "self_signup", or "account_management_authentication_token" to switch accounts.`,
           'data.authentication_mechanism',
         );
       }
       const page = tokenPage(request.query);
-      reply.code(201);
-      if (mechanism === 'password') {
-        const memberId = await signIn(request, data);
+      const ttl = readAccountAuthenticationSettings(
+        db,
+        request.store.id,
+      ).account_management_authentication_token_timeout_secs;
+      if (mechanism === 'password' || mechanism === 'self_signup') {
+        const memberId =
+          mechanism === 'password' ? await signIn(request, data) : await signUp(request, data);
         const { rows, total } = accountsOf(memberId, page.limit, page.offset);
-        const tokens = issueAccountTokens(db, ctx.clock, request.store.id, memberId, rows);
+        const tokens = issueAccountTokens(db, ctx.clock, request.store.id, memberId, rows, ttl);
+        reply.code(201);
         return answer(memberId, tokens, page, total);
       }
       // Switching accounts: the current token says who; the body says which account.
@@ -231,9 +338,15 @@ export function accountMemberRoutes(ctx: ServiceContext): FastifyPluginAsync {
       if (!account) {
         throw notFound(`No account with id ${accountId} among this account member's accounts.`);
       }
-      const tokens = issueAccountTokens(db, ctx.clock, request.store.id, current.memberId, [
-        account,
-      ]);
+      const tokens = issueAccountTokens(
+        db,
+        ctx.clock,
+        request.store.id,
+        current.memberId,
+        [account],
+        ttl,
+      );
+      reply.code(201);
       return answer(current.memberId, tokens, { limit: 1, offset: 0 }, 1);
     });
   };

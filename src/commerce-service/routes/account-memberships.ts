@@ -14,6 +14,7 @@ import {
   accountMembersByIds,
   accountRealmId,
   findAccountMember,
+  insertMembership,
   MAX_MEMBERSHIPS_PER_ACCOUNT,
   presentAccountMember,
   presentMembership,
@@ -22,7 +23,6 @@ import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, conflict, notFound, unprocessable } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
-import { emitEvent } from '../integrations/events.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import {
   checkType,
@@ -133,14 +133,7 @@ export function accountMembershipRoutes(ctx: ServiceContext): FastifyPluginAsync
           created_at: now,
           updated_at: now,
         };
-        db.prepare(
-          `INSERT INTO account_memberships (id, store_id, account_id, account_member_id,
-                                            created_at, updated_at)
-           VALUES (@id, @store_id, @account_id, @account_member_id, @created_at, @updated_at)`,
-        ).run(membership);
-        emitEvent(db, membership.store_id, 'account-membership.created', () => ({
-          data: presentMembership(membership),
-        }));
+        insertMembership(db, membership);
         return membership;
       })();
       reply.code(201);

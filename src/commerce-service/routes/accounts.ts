@@ -4,7 +4,7 @@
  * Deleting an account deletes its memberships, its members' tokens for it and its carts
  * (foreign keys, migration 0850); its orders stay.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
@@ -86,6 +86,31 @@ export function findAccount(db: Db, storeId: string, id: string): AccountRow {
   return row;
 }
 
+/**
+ * The account of the path as this request may see it: with an account token (scopes.ts lets an
+ * implicit token here only with one), the token's own account only; another answers 404, as if
+ * it did not exist, so account ids cannot be probed (production answers 403 for some of these;
+ * a 404 says less).
+ */
+function visibleAccount(db: Db, request: FastifyRequest<{ Params: { accountId: string } }>) {
+  const own = request.accountMember?.accountId;
+  const { accountId } = request.params;
+  if (own !== undefined && accountId.toLowerCase() !== own) {
+    throw notFound(`No account with id ${accountId}.`);
+  }
+  return findAccount(db, request.store.id, accountId);
+}
+
+/** Writes a new account: account.created. */
+export function insertAccount(db: Db, row: AccountRow): void {
+  db.prepare(
+    `INSERT INTO accounts (id, store_id, name, legal_name, registration_id, created_at,
+                           updated_at)
+     VALUES (@id, @store_id, @name, @legal_name, @registration_id, @created_at, @updated_at)`,
+  ).run(row);
+  emitEvent(db, row.store_id, 'account.created', () => ({ data: presentAccount(row) }));
+}
+
 export function accountRoutes(ctx: ServiceContext): FastifyPluginAsync {
   const { db } = ctx;
   const spec = standardListSpec();
@@ -102,14 +127,7 @@ export function accountRoutes(ctx: ServiceContext): FastifyPluginAsync {
         created_at: now,
         updated_at: now,
       };
-      db.transaction(() => {
-        db.prepare(
-          `INSERT INTO accounts (id, store_id, name, legal_name, registration_id, created_at,
-                                 updated_at)
-           VALUES (@id, @store_id, @name, @legal_name, @registration_id, @created_at, @updated_at)`,
-        ).run(row);
-        emitEvent(db, row.store_id, 'account.created', () => ({ data: presentAccount(row) }));
-      })();
+      db.transaction(() => insertAccount(db, row))();
       reply.code(201);
       return { data: presentAccount(row) };
     });
@@ -128,22 +146,16 @@ export function accountRoutes(ctx: ServiceContext): FastifyPluginAsync {
       }),
     );
 
-    // With an account token (scopes.ts lets an implicit token here only with one), the token's
-    // own account only: another account answers 404, as if it did not exist, so account ids
-    // cannot be probed (production answers 403 for some of these; a 404 says less).
-    app.get<{ Params: { accountId: string } }>('/accounts/:accountId', async (request) => {
-      const own = request.accountMember?.accountId;
-      const { accountId } = request.params;
-      if (own !== undefined && accountId.toLowerCase() !== own) {
-        throw notFound(`No account with id ${accountId}.`);
-      }
-      return { data: presentAccount(findAccount(db, request.store.id, accountId)) };
-    });
+    app.get<{ Params: { accountId: string } }>('/accounts/:accountId', async (request) => ({
+      data: presentAccount(visibleAccount(db, request)),
+    }));
 
+    // The store's token, or a member of the account with its token (the storefront's account
+    // summary page): another account is a 404 for the member.
     app.put<{ Params: { accountId: string } }>('/accounts/:accountId', async (request) => {
       const input = parseAccount(request.body, false);
       const row = db.transaction(() => {
-        const current = findAccount(db, request.store.id, request.params.accountId);
+        const current = visibleAccount(db, request);
         const next: AccountRow = { ...current, updated_at: ctx.timestamp() };
         if (input.name) next.name = input.name;
         if (input.legal_name !== undefined) next.legal_name = input.legal_name;

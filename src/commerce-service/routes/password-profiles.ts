@@ -31,7 +31,7 @@ import {
 import { MAX_PASSWORD, MIN_PASSWORD } from './customers.ts';
 import { findUserAuthenticationInfo } from './user-authentication-info.ts';
 
-interface PasswordProfileRow {
+export interface PasswordProfileRow {
   id: string;
   store_id: string;
   realm_id: string;
@@ -41,7 +41,7 @@ interface PasswordProfileRow {
   updated_at: string;
 }
 
-interface PasswordInfoRow {
+export interface PasswordInfoRow {
   id: string;
   store_id: string;
   user_authentication_info_id: string;
@@ -96,7 +96,7 @@ export function findPasswordProfile(
 }
 
 /** A password, never echoed: a string of MIN_PASSWORD to MAX_PASSWORD characters. */
-function password(data: JsonObject, required: boolean): string | undefined {
+export function password(data: JsonObject, required: boolean): string | undefined {
   const value = data.password;
   if (value === undefined || value === null) {
     if (required) throw badRequest('data.password is required.', 'data.password');
@@ -111,7 +111,8 @@ function password(data: JsonObject, required: boolean): string | undefined {
   return value;
 }
 
-function username(data: JsonObject, profile: PasswordProfileRow, required: boolean) {
+/** The username of `data` in the profile's format (an email address for `email`). */
+export function username(data: JsonObject, profile: PasswordProfileRow, required: boolean) {
   const value =
     profile.username_format === 'email'
       ? optionalEmail(data, 'username')
@@ -135,6 +136,21 @@ function duplicate(error: unknown): never {
     );
   }
   throw error;
+}
+
+/** Writes a member's username and password hash in a profile; 409 when either is taken. */
+export function insertPasswordInfo(db: Db, row: PasswordInfoRow): void {
+  try {
+    db.prepare(
+      `INSERT INTO user_authentication_password_profile_info (id, store_id,
+         user_authentication_info_id, password_profile_id, username, username_key,
+         password_hash, created_at, updated_at)
+       VALUES (@id, @store_id, @user_authentication_info_id, @password_profile_id, @username,
+         @username_key, @password_hash, @created_at, @updated_at)`,
+    ).run(row);
+  } catch (error) {
+    duplicate(error);
+  }
 }
 
 interface RealmParams {
@@ -255,17 +271,7 @@ export function passwordProfileRoutes(ctx: ServiceContext): FastifyPluginAsync {
         created_at: now,
         updated_at: now,
       };
-      try {
-        db.prepare(
-          `INSERT INTO user_authentication_password_profile_info (id, store_id,
-             user_authentication_info_id, password_profile_id, username, username_key,
-             password_hash, created_at, updated_at)
-           VALUES (@id, @store_id, @user_authentication_info_id, @password_profile_id, @username,
-             @username_key, @password_hash, @created_at, @updated_at)`,
-        ).run(row);
-      } catch (error) {
-        duplicate(error);
-      }
+      insertPasswordInfo(db, row);
       reply.code(201);
       return { data: presentInfo(row) };
     });

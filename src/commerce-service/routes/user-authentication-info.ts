@@ -1,6 +1,5 @@
 /**
- * The store's account-authentication realm: `GET /v2/settings/account-authentication` (which
- * realm account members live in) and its user-authentication-info records,
+ * The user-authentication-info records of the store's account-authentication realm,
  * `POST|GET /v2/authentication-realms/{realmId}/user-authentication-info` and
  * `GET|PUT|DELETE …/user-authentication-info/{id}`. Each record is an account member
  * (routes/account-members.ts) with the same id. The create body is `{type, name, email}` in the
@@ -10,9 +9,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import {
-  accountAuthenticationSettingsId,
-  accountRealmId,
-  presentAccountMember,
+  insertUserAuthenticationInfo,
   presentUserAuthenticationInfo,
   requireRealm,
   type UserAuthenticationInfoRow,
@@ -21,7 +18,6 @@ import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
-import { emitEvent } from '../integrations/events.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import {
   checkType,
@@ -107,27 +103,6 @@ export function userAuthenticationInfoRoutes(ctx: ServiceContext): FastifyPlugin
     },
   });
   return async (app) => {
-    app.get('/settings/account-authentication', async (request) => {
-      const realm = accountRealmId(request.store.id);
-      return {
-        data: {
-          id: accountAuthenticationSettingsId(request.store.id),
-          type: 'account_authentication_settings',
-          relationships: {
-            authentication_realm: {
-              data: {
-                id: realm,
-                type: 'authentication_realm',
-                links: { self: `/v2/authentication-realms/${realm}` },
-              },
-            },
-          },
-          // Production's client id for account members' single sign-on flows.
-          meta: { client_id: 'accounts' },
-        },
-      };
-    });
-
     app.post<{ Params: RealmParams }>(BASE, async (request, reply) => {
       const realm = requireRealm(request.store.id, request.params.realmId);
       const input = parseCreate(request.body);
@@ -140,17 +115,7 @@ export function userAuthenticationInfoRoutes(ctx: ServiceContext): FastifyPlugin
         created_at: now,
         updated_at: now,
       };
-      db.transaction(() => {
-        db.prepare(
-          `INSERT INTO user_authentication_info (id, store_id, realm_id, name, email, username,
-                                                 created_at, updated_at)
-           VALUES (@id, @store_id, @realm_id, @name, @email, @username, @created_at, @updated_at)`,
-        ).run(row);
-        // The record is an account member too (same id): production's account-member.created.
-        emitEvent(db, row.store_id, 'account-member.created', () => ({
-          data: presentAccountMember(row),
-        }));
-      })();
+      db.transaction(() => insertUserAuthenticationInfo(db, row))();
       reply.code(201);
       return { data: presentUserAuthenticationInfo(row) };
     });

@@ -7,8 +7,10 @@
  */
 import {
   accountRealmId,
+  DEFAULT_ACCOUNT_AUTHENTICATION_SETTINGS,
   defaultPasswordProfileId,
   ensureAccountRealms,
+  writeAccountAuthenticationSettings,
 } from '../account-members.ts';
 import { hashPasswordSync } from '../customers.ts';
 import type { Db } from '../db.ts';
@@ -79,6 +81,18 @@ export function seedAccountMembers(db: Db, storeId: string): { accounts: number;
     return iso(clock);
   };
   ensureAccountRealms(db, [storeId], iso(SEED_EPOCH - 32 * DAY));
+  // Shoppers may sign themselves up, each with an account of their own, as the reference
+  // storefront's registration page expects.
+  writeAccountAuthenticationSettings(
+    db,
+    storeId,
+    {
+      ...DEFAULT_ACCOUNT_AUTHENTICATION_SETTINGS,
+      enable_self_signup: true,
+      auto_create_account_for_account_members: true,
+    },
+    iso(SEED_EPOCH - 32 * DAY),
+  );
   const realm = accountRealmId(storeId);
   const profile = defaultPasswordProfileId(storeId);
   const accountIds = new Map<string, string>();
