@@ -11,7 +11,7 @@ import { BadUserInputError } from '../upstream/errors.ts';
 import { Accounts } from './account.ts';
 import { AccountMembers, AccountMemberships } from './account-member.ts';
 import { builder } from './builder.ts';
-import { signInLimited, ViewerRef } from './customer.ts';
+import { signInRefused, ViewerRef } from './customer.ts';
 import type { ShapeOfResource } from './resource.ts';
 import { judgeNonEmpty, judgeUuid, readString, unusable } from './rows.ts';
 
@@ -130,7 +130,8 @@ builder.mutationField('createAccountMemberToken', (t) =>
     type: CreateAccountMemberTokenPayload,
     description:
       'Signs an account member in by password (POST /v2/account-members/tokens); works with an ' +
-      'implicit token. A wrong username or password is UNAUTHENTICATED, without saying which.',
+      'implicit token. A wrong username, password or password profile is INVALID_CREDENTIALS, ' +
+      'without saying which; a refused bearer token stays UNAUTHENTICATED.',
     args: {
       input: t.arg({
         type: CreateAccountMemberTokenInput,
@@ -156,7 +157,7 @@ builder.mutationField('createAccountMemberToken', (t) =>
             },
           },
         })
-        .catch(signInLimited('username'));
+        .catch(signInRefused('username'));
       // Token rows carry no id: read the body as the token answer it is.
       const body = isJsonObject(response.body) ? response.body : {};
       const meta = isJsonObject(body.meta) ? body.meta : {};

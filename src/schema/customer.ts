@@ -9,7 +9,9 @@
 import { expectList, expectResource } from '../upstream/client.ts';
 import {
   BadUserInputError,
+  InvalidCredentialsError,
   RateLimitedError,
+  UnauthenticatedError,
   UpstreamUnavailableError,
 } from '../upstream/errors.ts';
 import { ACCOUNT_TOKEN_HEADER, CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
@@ -124,11 +126,28 @@ builder.queryFields((t) => ({
 // ---- signing in ------------------------------------------------------------------------------
 
 /**
- * A sign-in's RATE_LIMITED said as what it is: the service's failed sign-in limits (per
- * `credential` and per client), not the store's request rate. Any other error passes on.
+ * A sign-in's failures said as what they are. RATE_LIMITED: the service's failed sign-in limits
+ * (per `credential` and per client), not the store's request rate. INVALID_CREDENTIALS: the
+ * upstream's 401 to the sign-in itself, unless it blames a token (the caller's bearer token, or
+ * a customer or account token sent beside it), which stays UNAUTHENTICATED. The embedded
+ * service and production both name the token when they refuse one ("The access token is not
+ * valid", "Unable to validate access token"); a refused sign-in names the credentials. Any other
+ * error passes on.
  */
-export function signInLimited(credential: 'email' | 'username') {
+export function signInRefused(credential: 'email' | 'username') {
+  const credentials =
+    credential === 'email'
+      ? 'the email or the password is not correct'
+      : 'the username, the password or the password profile is not correct';
   return (error: unknown): never => {
+    if (error instanceof UnauthenticatedError && error.upstreamStatus === 401) {
+      if (!blamesToken(error.upstreamDetail)) {
+        throw new InvalidCredentialsError(
+          `The sign-in was refused: ${credentials} (which one is not said); check them and sign in again`,
+          { upstreamStatus: 401, cause: error },
+        );
+      }
+    }
     if (!(error instanceof RateLimitedError)) throw error;
     const wait = error.retryAfterMs;
     const said = `Too many failed sign-ins for this ${credential} or from this client`;
@@ -137,6 +156,11 @@ export function signInLimited(credential: 'email' | 'username') {
       { upstreamStatus: error.upstreamStatus, retryAfterMs: wait, cause: error },
     );
   };
+}
+
+/** Whether an upstream 401's detail is about a token or the Authorization header. */
+function blamesToken(detail: string | undefined): boolean {
+  return detail !== undefined && /\btoken\b|\bauthori[sz]ation\b/i.test(detail);
 }
 
 const CreateCustomerTokenInput = builder.inputType('CreateCustomerTokenInput', {
@@ -188,7 +212,8 @@ builder.mutationField('createCustomerToken', (t) =>
     type: CreateCustomerTokenPayload,
     description:
       'Signs a customer in (POST /v2/customers/tokens); works with a read-only (implicit) ' +
-      'token. A wrong email or password is UNAUTHENTICATED, without saying which.',
+      'token. A wrong email or password is INVALID_CREDENTIALS, without saying which; a ' +
+      'refused bearer token stays UNAUTHENTICATED.',
     args: {
       input: t.arg({
         type: CreateCustomerTokenInput,
@@ -209,7 +234,7 @@ builder.mutationField('createCustomerToken', (t) =>
           segments: ['customers', 'tokens'],
           body: { data: { type: 'token', email, password: input.password } },
         })
-        .catch(signInLimited('email'));
+        .catch(signInRefused('email'));
       const data = expectResource(response);
       const expires = data.expires;
       if (typeof expires !== 'number' || !Number.isFinite(expires)) {

@@ -146,7 +146,7 @@ export function statusError(
     case 401:
       return new UnauthenticatedError(
         'The bearer token was not accepted by the commerce service (missing, unknown or expired)',
-        options,
+        { ...options, upstreamDetail: detail },
       );
     case 403:
       return new ForbiddenError(

@@ -13,6 +13,7 @@
 export type GatewayErrorCode =
   | 'BAD_USER_INPUT'
   | 'UNAUTHENTICATED'
+  | 'INVALID_CREDENTIALS'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
@@ -73,6 +74,26 @@ export class BadUserInputError extends GatewayError {
 export class UnauthenticatedError extends GatewayError {
   override name = 'UnauthenticatedError';
   readonly code = 'UNAUTHENTICATED';
+  /**
+   * What the upstream said about its 401 (tokens redacted), for telling a refused sign-in from
+   * a refused token (src/schema/customer.ts); never shown to clients.
+   */
+  readonly upstreamDetail: string | undefined;
+
+  constructor(message: string, options: GatewayErrorOptions & { upstreamDetail?: string } = {}) {
+    super(message, options);
+    this.upstreamDetail = options.upstreamDetail;
+  }
+}
+
+/**
+ * A sign-in (a customer's or an account member's) whose credentials the upstream did not
+ * accept (its 401 to the sign-in itself). The message never says which credential was wrong
+ * nor repeats any of them.
+ */
+export class InvalidCredentialsError extends GatewayError {
+  override name = 'InvalidCredentialsError';
+  readonly code = 'INVALID_CREDENTIALS';
 }
 
 /** The token may not do this (403), e.g. an implicit (read-only) token writing. */
@@ -315,6 +336,7 @@ export class PersistedQueryNotFoundError extends RequestError {
 const GATEWAY_CODES: Record<GatewayErrorCode, true> = {
   BAD_USER_INPUT: true,
   UNAUTHENTICATED: true,
+  INVALID_CREDENTIALS: true,
   FORBIDDEN: true,
   NOT_FOUND: true,
   CONFLICT: true,

@@ -126,7 +126,7 @@ describe('an account member signs in and acts for an account', () => {
         { input: { passwordProfileId: profileId, username, password } },
         { token: implicit },
       );
-      expect(body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+      expect(body.errors[0].extensions.code).toBe('INVALID_CREDENTIALS');
       expect(JSON.stringify(body)).not.toContain('not-her-password');
       answers.push(body.errors[0].message);
     }

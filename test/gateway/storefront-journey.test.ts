@@ -300,14 +300,14 @@ describe('the storefront journey through the gateway', () => {
     expect((await shopper(ada.token, VIEWER)).viewer.orders.totalCount).toBe(1);
   });
 
-  it('refuses a wrong password as UNAUTHENTICATED, without echoing it', async () => {
+  it('refuses a wrong password as INVALID_CREDENTIALS, without echoing it', async () => {
     const { body } = await stack.graphql(
       SIGN_IN,
       { input: { email: 'ada@example.com', password: 'not-adas-password' } },
       { token: implicit },
     );
     expect(body.data).toBeNull();
-    expect(body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(body.errors[0].extensions.code).toBe('INVALID_CREDENTIALS');
     expect(JSON.stringify(body)).not.toContain('not-adas-password');
   });
 

@@ -208,7 +208,10 @@ describe('through the gateway', () => {
       codes.push(body.errors?.[0]?.extensions?.code);
       last = body;
     }
-    expect(codes).toEqual([...Array(10).fill('UNAUTHENTICATED'), ...Array(5).fill('RATE_LIMITED')]);
+    expect(codes).toEqual([
+      ...Array(10).fill('INVALID_CREDENTIALS'),
+      ...Array(5).fill('RATE_LIMITED'),
+    ]);
     expect(last.data).toBeNull();
     expect(last.errors[0].message).toMatch(
       /^Too many failed sign-ins for this email or from this client; retry in \d+ s$/,

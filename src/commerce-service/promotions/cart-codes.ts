@@ -6,11 +6,14 @@
  * checkout is refused whole (422) when a code has no use left.
  */
 import { cachedStatement, type Db } from '../db.ts';
-import { badRequest, notFound, unprocessable } from '../errors.ts';
+import { type ApiError, badRequest, notFound, unprocessable } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { isObject } from '../request-body.ts';
 import type { CartPromotion, PromotionLine } from './engine.ts';
 import { type CodeRow, codeKey, type PromotionRow, readOffer } from './records.ts';
+import { shopperRefusal, type UsageShopper } from './shopper-uses.ts';
+
+export type { UsageShopper } from './shopper-uses.ts';
 
 /** A promotion code as shoppers type it: letters, digits, `-`, `_` and `.`, 1 to 64. */
 export const CODE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -96,35 +99,6 @@ export function appliedCodes(db: Db, cartId: string): string[] {
     .all(cartId) as string[];
 }
 
-function usesByShopper(db: Db, codeId: string, customerId: string): number {
-  return db
-    .prepare('SELECT count(*) FROM promotion_usages WHERE code_id = ? AND customer_id = ?')
-    .pluck()
-    .get(codeId, customerId) as number;
-}
-
-/** A guest's uses of a code, known by the order's email (`includes_guests`). */
-function usesByGuest(db: Db, codeId: string, email: string): number {
-  return db
-    .prepare(
-      `SELECT count(*) FROM promotion_usages
-       WHERE code_id = ? AND customer_id IS NULL AND lower(customer_email) = lower(?)`,
-    )
-    .pluck()
-    .get(codeId, email) as number;
-}
-
-/** Whether the shopper has used the code as often as it allows one shopper. */
-function shopperExhausted(db: Db, row: CodeRow, shopper: UsageShopper): boolean {
-  const limit = row.max_uses_per_shopper;
-  if (limit === null) return false;
-  if (shopper.customerId !== null) return usesByShopper(db, row.id, shopper.customerId) >= limit;
-  if (row.includes_guests === 1 && shopper.email !== null) {
-    return usesByGuest(db, row.id, shopper.email) >= limit;
-  }
-  return false;
-}
-
 const exhausted = (code: string) =>
   unprocessable(`The promotion code "${code}" has no uses left.`, 'data.code');
 
@@ -152,12 +126,20 @@ export function applyCode(
   if (rows.length === 0) {
     throw unprocessable(`No live promotion has the code "${code}".`, 'data.code');
   }
-  const usable = rows.filter(
-    (row) =>
-      (row.max_uses === null || row.used < row.max_uses) &&
-      !shopperExhausted(db, row, { customerId: cart.customer_id, email: null }),
-  );
-  if (usable.length === 0) throw exhausted(code);
+  // A signed-in customer's cart is judged for them now; a guest's (no email yet) and an
+  // account's (no member yet) at checkout, where the order says who.
+  const shopper: UsageShopper | null =
+    cart.customer_id === null
+      ? null
+      : { customerId: cart.customer_id, memberId: null, email: null };
+  const refusals: ApiError[] = [];
+  const usable = rows.filter((row) => {
+    if (row.max_uses !== null && row.used >= row.max_uses) return false;
+    const refusal = shopper === null ? null : shopperRefusal(db, storeId, row, shopper);
+    if (refusal !== null) refusals.push(refusal);
+    return refusal === null;
+  });
+  if (usable.length === 0) throw refusals[0] ?? exhausted(code);
   const insert = db.prepare(
     'INSERT OR IGNORE INTO cart_promotion_codes (cart_id, code_id, created_at) VALUES (?, ?, ?)',
   );
@@ -175,15 +157,10 @@ export function removeCode(db: Db, cartId: string, code: string): void {
   if (removed === 0) throw notFound(`Cart ${cartId} has no promotion code "${code}".`);
 }
 
-export interface UsageShopper {
-  customerId: string | null;
-  email: string | null;
-}
-
 /**
  * Checkout's part, inside its transaction: each code whose promotion took something off the
  * order uses one use (422, and so no order, when it has none left, or none left for this
- * shopper) and leaves one usage row.
+ * shopper: shopper-uses.ts) and leaves one usage row.
  */
 export function consumeCodes(
   db: Db,
@@ -213,7 +190,8 @@ export function consumeCodes(
   for (const [codeId, code] of codeIds) {
     const row = take.get(now, codeId) as CodeRow | undefined;
     if (row === undefined) throw exhausted(code);
-    if (shopperExhausted(db, row, shopper)) throw exhausted(code);
+    const refusal = shopperRefusal(db, storeId, row, shopper);
+    if (refusal !== null) throw refusal;
     insert.run({
       id: newId(),
       store_id: storeId,

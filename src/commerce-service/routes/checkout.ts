@@ -167,7 +167,11 @@ export function checkoutRoutes(ctx: ServiceContext): FastifyPluginAsync {
         storeLinePrices(db, state);
         const orderId = insertOrder(db, state, customer, account, input, now);
         // The codes that took something off use a use each, or the whole checkout is refused.
-        const shopper = { customerId: customer.id, email: customer.email };
+        const shopper = {
+          customerId: customer.id,
+          memberId: account?.memberId ?? null,
+          email: customer.email,
+        };
         consumeCodes(db, request.store.id, state.promotions, orderId, shopper, now);
         // Rendered once, now that the order and its items are written; reads serve the text.
         const body = storeCheckedOutOrder(db, orderId);
