@@ -1366,6 +1366,24 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    // The prices of every price book a catalog rule of the catalog names, snapshotted at publish
+    // beside the catalog's own winners (release_prices), so that a shopper whose winning rule has
+    // pricebook_ids is priced from the release too: per SKU, one row per book that has it.
+    id: '0855-release-book-prices',
+    sql: `
+      CREATE TABLE release_book_prices (
+        release_id TEXT NOT NULL REFERENCES catalog_releases(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        pricebook_id TEXT NOT NULL,
+        sku TEXT NOT NULL,
+        price_id TEXT NOT NULL,
+        currencies TEXT NOT NULL,
+        sales TEXT,
+        PRIMARY KEY (release_id, sku, pricebook_id)
+      );
+    `,
+  },
+  {
     // A catalog line is repriced from the catalog it was added through on every read, write and
     // checkout (carts/reprice.ts); the catalog rule that chose that catalog for the shopper is
     // kept beside catalog_id (null for the default catalog, and for lines added before this), so

@@ -1,9 +1,10 @@
 /**
  * Catalog reads shared between callers (src/schema/catalog/shared-catalog.ts): a product page
  * asked again reads its breadcrumb nodes and its children's page from the shared reads, one
- * upstream call instead of three; only under `catalog`, only for the catalog, release, language
- * and currency the caller's own product answer and headers named, never for a release view; a
- * new publish is seen at once; a page with a sale is kept no longer than the sale;
+ * upstream call instead of three; only under `catalog`, only for the catalog and release the
+ * caller's own product answer named (nodes by language too; children pages by every forwarded
+ * header and the parent's pricing too: ./catalog-sharing-pricing.test.ts), never for a release
+ * view; a new publish is seen at once; a page with a sale is kept no longer than the sale;
  * CATALOG_CACHE_SECONDS=0 keeps none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,19 +1,19 @@
 /**
  * Catalog products in a cart (v2-catalog-notes §8): `{data:{type:"cart_item", id | sku,
  * quantity}}` names a product of the caller's resolved catalog (the same rule resolution as
- * `/catalog`), priced from that release in the cart's currency (400 when the product has no
+ * `/catalog`), priced from that release in the cart's currency (by the winning rule's price books
+ * when it has any: catalogs/release-prices.ts, as the catalog showed it; 400 when the product has no
  * price in it; volume tiers apply to the quantity); the add route checks it against stock (400
  * when short). Adding a product already in the cart adds to that item's quantity, as production
  * does. `priceProductItem` is the one way a catalog line is priced: on the add, and again on
  * every read, write and checkout of the cart (reprice.ts).
  */
-import type { ReleaseRow } from '../catalogs/records.ts';
+import { type PricingRelease, releasePriceRecords } from '../catalogs/release-prices.ts';
 import type { ReleaseProductRow } from '../catalogs/views.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { MAX_QUANTITY } from '../money.ts';
-import type { CurrencyMap, SaleMap } from '../pricebooks/bodies.ts';
 import { priceInCurrency, unitAmount } from '../pricebooks/resolve.ts';
 import { type JsonObject, optionalText, requireData, requireInteger } from '../request-body.ts';
 
@@ -59,7 +59,7 @@ export interface PricedProduct {
  */
 export function priceProductItem(
   db: Db,
-  release: ReleaseRow,
+  release: PricingRelease,
   input: ProductItemInput,
   currency: string,
   quantity: number,
@@ -83,25 +83,8 @@ export function priceProductItem(
   if (product.sku === null) {
     throw badRequest(`Product ${product.id} has no SKU, so it has no price.`, 'data.id');
   }
-  const stored = cachedStatement(
-    db,
-    'SELECT price_id, pricebook_id, currencies, sales FROM release_prices WHERE release_id = ? AND sku = ?',
-  ).get(release.id, product.sku) as
-    | { price_id: string; pricebook_id: string; currencies: string; sales: string | null }
-    | undefined;
-  const price =
-    stored &&
-    priceInCurrency(
-      {
-        id: stored.price_id,
-        pricebook_id: stored.pricebook_id,
-        sku: product.sku,
-        currencies: JSON.parse(stored.currencies) as CurrencyMap,
-        sales: stored.sales === null ? null : (JSON.parse(stored.sales) as SaleMap),
-      },
-      currency,
-      now,
-    );
+  const stored = releasePriceRecords(db, release, [product.sku]).get(product.sku);
+  const price = stored && priceInCurrency(stored, currency, now);
   if (price === undefined) {
     throw badRequest(
       `Product ${product.id} has no price in ${currency}, the cart's currency.`,

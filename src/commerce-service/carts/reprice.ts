@@ -10,11 +10,14 @@
  * marked unpriceable: reads show it, writes to it and checkout refuse it (409, naming it).
  *
  * Cost: one query for the newest releases of every catalog the cart's lines come from (one
- * catalog, nearly always), then priceProductItem's two indexed lookups per catalog line.
+ * catalog, nearly always), one for the price books of their rules, then priceProductItem's
+ * indexed lookups per catalog line.
  */
 import type { ReleaseRow } from '../catalogs/records.ts';
+import type { PricingRelease } from '../catalogs/release-prices.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { type ApiError, conflict, isApiError } from '../errors.ts';
+import type { PricebookPriority } from '../pricebooks/resolve.ts';
 import { priceProductItem } from './product-items.ts';
 import type { CartRow, ItemRow } from './storage.ts';
 
@@ -44,7 +47,39 @@ function newestReleases(
   return new Map(rows.map((row) => [row.catalog_id, row]));
 }
 
-type CatalogLine = Pick<ItemRow, 'product_id' | 'catalog_id'>;
+const RULE_BOOKS = `SELECT id, pricebook_ids FROM catalog_rules
+  WHERE store_id = ? AND id IN (SELECT value FROM json_each(?))`;
+
+/**
+ * The price books of each of `ruleIds` that still exists, in one query: a line added under a
+ * rule is priced from that rule's books (release-prices.ts), as the catalog showed it then. A
+ * rule deleted since leaves the line to the catalog's own books.
+ */
+function ruleBooks(
+  db: Db,
+  storeId: string,
+  ruleIds: readonly string[],
+): Map<string, PricebookPriority[]> {
+  if (ruleIds.length === 0) return new Map();
+  const rows = cachedStatement(db, RULE_BOOKS).all(
+    storeId,
+    JSON.stringify([...new Set(ruleIds)]),
+  ) as { id: string; pricebook_ids: string }[];
+  return new Map(rows.map((row) => [row.id, JSON.parse(row.pricebook_ids) as PricebookPriority[]]));
+}
+
+/** The release a line is priced from: its catalog's newest, with its rule's price books. */
+function pricingRelease(
+  release: ReleaseRow | undefined,
+  item: CatalogLine,
+  books: Map<string, PricebookPriority[]>,
+): PricingRelease | undefined {
+  if (release === undefined || item.catalog_rule_id == null) return release;
+  const rulePricebooks = books.get(item.catalog_rule_id);
+  return rulePricebooks === undefined ? release : { ...release, rulePricebooks };
+}
+
+type CatalogLine = Pick<ItemRow, 'product_id' | 'catalog_id' | 'catalog_rule_id'>;
 
 /**
  * `item`'s price for `quantity` at `now` from `release` (its catalog's newest, or undefined when
@@ -53,7 +88,7 @@ type CatalogLine = Pick<ItemRow, 'product_id' | 'catalog_id'>;
  */
 function priceFrom(
   db: Db,
-  release: ReleaseRow | undefined,
+  release: PricingRelease | undefined,
   item: CatalogLine,
   currency: string,
   quantity: number,
@@ -93,11 +128,16 @@ export function priceCatalogLine(
   quantity: number,
   now: number,
 ): LinePrice {
-  const release =
+  const newest =
     item.catalog_id == null
       ? undefined
       : newestReleases(db, cart.store_id, [item.catalog_id]).get(item.catalog_id);
-  return priceFrom(db, release, item, cart.currency, quantity, now);
+  const books = ruleBooks(
+    db,
+    cart.store_id,
+    item.catalog_rule_id == null ? [] : [item.catalog_rule_id],
+  );
+  return priceFrom(db, pricingRelease(newest, item, books), item, cart.currency, quantity, now);
 }
 
 /**
@@ -117,9 +157,17 @@ export function repriceItems(
   );
   if (catalogIds.length === 0) return { items: [...items], unpriceable };
   const releases = newestReleases(db, cart.store_id, catalogIds);
+  const books = ruleBooks(
+    db,
+    cart.store_id,
+    items.flatMap((i) =>
+      i.product_id != null && i.catalog_rule_id != null ? [i.catalog_rule_id] : [],
+    ),
+  );
   const repriced = items.map((item) => {
     if (item.product_id == null) return item;
-    const release = item.catalog_id == null ? undefined : releases.get(item.catalog_id);
+    const newest = item.catalog_id == null ? undefined : releases.get(item.catalog_id);
+    const release = pricingRelease(newest, item, books);
     const price = priceFrom(db, release, item, cart.currency, item.quantity, now);
     if (price.unpriceable !== undefined) {
       unpriceable.set(item.id, price.unpriceable);

@@ -4,7 +4,8 @@
  * then updated_at desc) with breadcrumbs, the live products attached to those nodes and the
  * live children of those that are parents, and the winning price of each of their SKUs from
  * the catalog's price books (prices are stored whole, sales included, so a sale starts and
- * ends on time within the release). Synchronous: the release is PUBLISHED when the call
+ * ends on time within the release), and their prices in every price book a rule of the catalog
+ * names (release-prices.ts: a rule's books price its shoppers from the release). Synchronous: the release is PUBLISHED when the call
  * returns. Only the newest three releases of a catalog are kept.
  */
 import { cachedStatement, type Db } from '../db.ts';
@@ -12,6 +13,7 @@ import { newId } from '../ids.ts';
 import type { ProductRow } from '../pcm/products.ts';
 import { findPrices } from '../pricebooks/resolve.ts';
 import { type CatalogRow, catalogPricebooks, type ReleaseRow } from './records.ts';
+import { snapshotRuleBookPrices } from './release-prices.ts';
 
 /** Releases a catalog keeps: publishing a fourth deletes the oldest. */
 export const KEPT_RELEASES = 3;
@@ -273,6 +275,7 @@ export function publishCatalog(
       price.sales === null ? null : JSON.stringify(price.sales),
     );
   }
+  snapshotRuleBookPrices(db, id, catalog.store_id, catalog.id, skus);
   release.hierarchies = JSON.stringify(
     hierarchies.map((h) => ({ id: h.id, label: h.name, name: h.name })),
   );

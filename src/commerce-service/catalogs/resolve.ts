@@ -5,10 +5,11 @@
  * scores nothing); the highest score wins, ties go to the rule created first. A rule whose
  * catalog has no published release is skipped. When no rule applies (or there are none), the
  * oldest catalog with a published release is used. The catalog is then read from its newest
- * release.
+ * release, priced from the winning rule's `pricebook_ids` when it has any (release-prices.ts).
  */
 import type { FastifyRequest } from 'fastify';
 import { cachedStatement, type Db } from '../db.ts';
+import type { PricebookPriority } from '../pricebooks/resolve.ts';
 import { formatTimestamp } from '../time.ts';
 import type { RuleSchedule } from './bodies.ts';
 import type { ReleaseRow, RuleRow } from './records.ts';
@@ -27,6 +28,8 @@ export interface ResolvedCatalog {
   release: ReleaseRow;
   /** The rule that chose it; undefined for the default (oldest published) catalog. */
   ruleId?: string;
+  /** That rule's price books (none or empty: the catalog's own books price the shopper). */
+  rulePricebooks?: PricebookPriority[];
 }
 
 const NEWEST_RELEASE = `SELECT * FROM catalog_releases WHERE store_id = ? AND catalog_id = ?
@@ -88,7 +91,12 @@ export function resolveCatalog(
     if (score <= bestScore) continue;
     const release = newest.get(storeId, rule.catalog_id) as ReleaseRow | undefined;
     if (release === undefined) continue;
-    best = { catalogId: rule.catalog_id, release, ruleId: rule.id };
+    best = {
+      catalogId: rule.catalog_id,
+      release,
+      ruleId: rule.id,
+      rulePricebooks: JSON.parse(rule.pricebook_ids) as PricebookPriority[],
+    };
     bestScore = score;
   }
   if (best !== undefined) return best;

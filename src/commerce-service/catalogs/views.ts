@@ -1,22 +1,26 @@
 /**
  * How a release's hierarchies, nodes and products look to a shopper (v2-catalog-notes §7),
- * read only from the release's own rows. Products are priced a page at a time: one query for
- * the page's SKUs in release_prices, then `priceInCurrency` (the sale of the moment applies).
+ * read only from the release's own rows. Products are priced a page at a time: the page's SKUs
+ * in one or two queries (release-prices.ts: the winning rule's price books first, then the
+ * catalog's), then `priceInCurrency` (the sale of the moment applies).
  *
  * Prices: `attributes.price` maps each currency to what the shopper pays (the sale amount while
  * a sale runs) with its `includes_tax`; `meta.original_price` is the list price map when any
  * currency is on sale. `meta.display_price` is for one currency (`X-Moltin-Currency`, default
- * USD). This service keeps no tax rates, so `with_tax` and `without_tax` are both the stored
+ * USD), and so are `meta.sale_id` and `meta.sale_expires`; every sale that prices a currency now
+ * is in `meta.sales` (production's `sales` shape: `{saleId: {schedule: {valid_from, valid_to},
+ * currencies: {EUR: {amount, includes_tax}}}}`), so a reader of another currency's price knows
+ * when it ends too. This service keeps no tax rates, so `with_tax` and `without_tax` are both the stored
  * amount whatever `includes_tax` says.
  */
 import type { FastifyRequest } from 'fastify';
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest } from '../errors.ts';
 import { currencyDecimals, DEFAULT_CURRENCY, formatMoney } from '../money.ts';
-import type { CurrencyMap, SaleMap } from '../pricebooks/bodies.ts';
 import { type PriceRecord, priceInCurrency, type ResolvedPrice } from '../pricebooks/resolve.ts';
 import { type FileRow, presentFile } from '../routes/files.ts';
 import type { ReleaseRow } from './records.ts';
+import { type PricingRelease, releasePriceRecords } from './release-prices.ts';
 
 export interface ReleaseHierarchyRow {
   id: string;
@@ -110,33 +114,6 @@ export function presentReleaseNode(release: ReleaseRow, row: ReleaseNodeRow) {
   };
 }
 
-/** The release's stored price of each SKU, in one query. */
-function releasePrices(db: Db, releaseId: string, skus: string[]): Map<string, PriceRecord> {
-  const rows = cachedStatement(
-    db,
-    `SELECT sku, price_id, pricebook_id, currencies, sales FROM release_prices
-     WHERE release_id = ? AND sku IN (SELECT value FROM json_each(?))`,
-  ).all(releaseId, JSON.stringify([...new Set(skus)])) as {
-    sku: string;
-    price_id: string;
-    pricebook_id: string;
-    currencies: string;
-    sales: string | null;
-  }[];
-  return new Map(
-    rows.map((r) => [
-      r.sku,
-      {
-        id: r.price_id,
-        pricebook_id: r.pricebook_id,
-        sku: r.sku,
-        currencies: JSON.parse(r.currencies) as CurrencyMap,
-        sales: r.sales === null ? null : (JSON.parse(r.sales) as SaleMap),
-      },
-    ]),
-  );
-}
-
 function display(amount: number, currency: string) {
   const value = {
     amount,
@@ -147,11 +124,18 @@ function display(amount: number, currency: string) {
   return { with_tax: value, without_tax: value };
 }
 
+/** A sale that prices some currencies now, as `meta.sales` shows it. */
+interface SaleShown {
+  schedule: { valid_from: string | null; valid_to: string | null };
+  currencies: Record<string, { amount: number; includes_tax: boolean }>;
+}
+
 /** The price parts of a product: attributes.price and the meta price members. */
 function priceParts(record: PriceRecord | undefined, currency: string, now: number) {
   if (record === undefined) return { attributes: {}, meta: {} };
   const price: Record<string, { amount: number; includes_tax: boolean }> = {};
   const original: Record<string, { amount: number; includes_tax: boolean }> = {};
+  const sales: Record<string, SaleShown> = {};
   let onSale = false;
   let shown: ResolvedPrice | undefined;
   for (const code of Object.keys(record.currencies)) {
@@ -162,11 +146,23 @@ function priceParts(record: PriceRecord | undefined, currency: string, now: numb
       amount: resolved.original_amount,
       includes_tax: record.currencies[code]?.includes_tax ?? false,
     };
-    if (resolved.sale !== undefined) onSale = true;
+    if (resolved.sale !== undefined) {
+      onSale = true;
+      const schedule = record.sales?.[resolved.sale.id]?.schedule;
+      const sale = sales[resolved.sale.id] ?? {
+        schedule: { valid_from: schedule?.valid_from ?? null, valid_to: resolved.sale.valid_to },
+        currencies: {},
+      };
+      sale.currencies[code] = price[code];
+      sales[resolved.sale.id] = sale;
+    }
     if (code === currency) shown = resolved;
   }
   const meta: Record<string, unknown> = { pricebook_id: record.pricebook_id };
-  if (onSale) meta.original_price = original;
+  if (onSale) {
+    meta.original_price = original;
+    meta.sales = sales;
+  }
   if (shown !== undefined) {
     meta.display_price = display(shown.amount, currency);
     if (shown.sale !== undefined) {
@@ -265,14 +261,14 @@ function presentProduct(
 export function presentProducts(
   db: Db,
   request: FastifyRequest,
-  release: ReleaseRow,
+  release: PricingRelease,
   rows: readonly ReleaseProductRow[],
   now: number,
 ) {
   const currency = displayCurrency(request);
   const includes = productIncludes(request);
   const skus = rows.flatMap((r) => (r.sku === null ? [] : [r.sku]));
-  const prices = releasePrices(db, release.id, skus);
+  const prices = releasePriceRecords(db, release, skus);
   const data = rows.map((row) =>
     presentProduct(
       release,

@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { findCatalog, findRelease, presentRelease, type ReleaseRow } from '../catalogs/records.ts';
+import type { PricingRelease } from '../catalogs/release-prices.ts';
 import { type ResolvedCatalog, requestContext, resolveCatalog } from '../catalogs/resolve.ts';
 import {
   presentProducts,
@@ -27,20 +28,26 @@ import { isUuid } from '../ids.ts';
 import { type ListAttribute, type ListSpec, listResources } from '../listing.ts';
 import { CATALOG_BASES } from './catalogs.ts';
 
-/** The release the request's context resolves to; 404 when the store has published none. */
-export function resolvedRelease(ctx: ServiceContext, request: FastifyRequest): ReleaseRow {
+/**
+ * The release the request's context resolves to, with the winning rule's price books; 404 when
+ * the store has published none.
+ */
+export function resolvedRelease(ctx: ServiceContext, request: FastifyRequest): PricingRelease {
   return resolvedCatalog(ctx, request).release;
 }
 
-/** The catalog, release and rule the request's context resolves to; 404 as resolvedRelease. */
-export function resolvedCatalog(ctx: ServiceContext, request: FastifyRequest): ResolvedCatalog {
+/** The catalog, release (priced as the rule says) and rule the request resolves to; 404 as above. */
+export function resolvedCatalog(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+): ResolvedCatalog & { release: PricingRelease } {
   const resolved = resolveCatalog(ctx.db, request.store.id, requestContext(request, ctx.clock()));
   if (resolved === undefined) {
     throw notFound(
       'No published catalog applies: publish a catalog (POST /catalogs/{id}/releases).',
     );
   }
-  return resolved;
+  return { ...resolved, release: { ...resolved.release, rulePricebooks: resolved.rulePricebooks } };
 }
 
 const eqIn = (column: string, array = false): ListAttribute => ({
@@ -77,7 +84,7 @@ const productSpec = ordered(PRODUCT_FILTERS, 'position');
 const linkedProductSpec = ordered(PRODUCT_FILTERS, 'link_position');
 const treeSpec = ordered(TREE_FILTERS, 'position');
 
-type ReleaseOf = (request: FastifyRequest) => ReleaseRow;
+type ReleaseOf = (request: FastifyRequest) => PricingRelease;
 
 interface TreeParams {
   hierarchyId: string;
@@ -127,7 +134,7 @@ function registerTree(app: FastifyInstance, ctx: ServiceContext, base: string, o
     });
   const products = (
     request: FastifyRequest,
-    release: ReleaseRow,
+    release: PricingRelease,
     table: string,
     scope: Record<string, string>,
   ) => {

@@ -1,12 +1,12 @@
 /**
  * A product's breadcrumbs: the nodes of its path, read with `/catalog/nodes?filter=in(id,…)`
  * (one call per 100 nodes of the operation) and shared between callers for a while under the
- * catalog and release that served them (./shared-catalog.ts).
+ * catalog, release and language that served them (./shared-catalog.ts): a node carries no price.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../../upstream/session.ts';
 import type { SharedReads } from '../../upstream/shared-reads.ts';
-import { type CatalogSource, catalogShareKey } from './shared-catalog.ts';
+import { type CatalogSource, nodeShareKey } from './shared-catalog.ts';
 import { CatalogNodes } from './storefront.ts';
 
 type CatalogNodeShape = NonNullable<Awaited<ReturnType<typeof CatalogNodes.load>>>;
@@ -36,7 +36,7 @@ export async function breadcrumbNodes(
 ): Promise<CatalogNodeShape[]> {
   const ids = product.breadcrumbIds;
   if (ids.length === 0) return [];
-  const prefix = catalogShareKey('node', product, context, info);
+  const prefix = nodeShareKey(product, context, info);
   const nodes = await Promise.all(
     ids.map((id) =>
       prefix === undefined

@@ -13,7 +13,7 @@ import { Files } from '../file.ts';
 import { MoneyRef } from '../money.ts';
 import { MAX_AMOUNT, type MoneyShape } from '../rows.ts';
 import { breadcrumbNodes } from './breadcrumbs.ts';
-import { catalogShareKey } from './shared-catalog.ts';
+import { childrenShareKey } from './shared-catalog.ts';
 import { CatalogNodes, Products } from './storefront.ts';
 
 type ProductShape = ReturnType<typeof Products.read>;
@@ -226,7 +226,7 @@ builder.objectFields(Products.ref, (t) => ({
     description:
       'The node path to the product (root first), as the catalog that applies to the caller ' +
       'has it. One upstream call per 100 nodes of the operation; under `catalog`, nodes read ' +
-      'lately for the same catalog and release are shared (CATALOG_CACHE_SECONDS).',
+      'lately for the same catalog, release and language are shared (CATALOG_CACHE_SECONDS).',
     resolve: (product, _args, context, info) => breadcrumbNodes(product, context, info),
     extensions: { upstreamCalls: BATCHED },
   }),
@@ -241,13 +241,14 @@ builder.objectFields(Products.ref, (t) => ({
   children: Products.connectionField(t, {
     description:
       'A parent product’s children (its variations). Under `catalog`, pages read lately for ' +
-      'the same catalog and release are shared (CATALOG_CACHE_SECONDS).',
+      'the same catalog, release, forwarded headers and parent price are shared ' +
+      '(CATALOG_CACHE_SECONDS).',
     connection: 'catalog-product-children',
     at: {
       path: '/catalog/products/{productId}/relationships/children',
       params: (product) => ({ productId: product.upstreamId }),
     },
-    share: (product, context, info) => catalogShareKey('children', product, context, info),
+    share: (product, context, info) => childrenShareKey(product, context, info),
   }),
 }));
 
