@@ -4,7 +4,7 @@
  * replaced, and of the service's money formatting (its currency table) against
  * `Intl.NumberFormat` cached per currency. Interleaved rounds (the order reversed every round);
  * printed are the medians and the median of the per-round ratios, with the load average. The
- * request-level comparison is `bench/pairs.ts` (README, "Library or hand-written").
+ * request-level comparison is `bench/pairs.ts` (docs/benchmarks.md, "Library or hand-written").
  *
  * Run: BENCH_BEFORE=DIR node scripts/ts.mjs bench/library-pieces.ts, DIR a checkout of the
  * commit before the switch (83c4245^) with this node_modules linked into it; without it, only

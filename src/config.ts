@@ -140,7 +140,7 @@ export interface GatewayConfig {
    * a scraper on the same machine while the gateway listens on `0.0.0.0`. Default: `HOST`.
    */
   metricsHost?: string | undefined;
-  /** OpenTelemetry traces (README "Traces"); undefined: off. From the `OTEL_*` variables. */
+  /** OpenTelemetry traces (docs/operations.md "Traces"); undefined: off. From the `OTEL_*` variables. */
   tracing?: TracingConfig | undefined;
 }
 
@@ -357,7 +357,7 @@ function pagingFromEnv(env: Env): PagingConfigValues {
 }
 
 /**
- * The honoured subset of the OpenTelemetry SDK variables (README "Traces"). Off unless
+ * The honoured subset of the OpenTelemetry SDK variables (docs/operations.md "Traces"). Off unless
  * `OTEL_TRACES_EXPORTER` is `otlp` or `console`, and `OTEL_SDK_DISABLED` is not true.
  */
 function tracingFromEnv(env: Env): TracingConfig | undefined {

@@ -4,7 +4,7 @@
  * definitions (400 naming `data.<slug>`, 409 for a duplicate of a unique value), and the filter
  * attributes they add to the entry list.
  *
- * Choices where production's documentation is silent (README, "Custom API fields"):
+ * Choices where production's documentation is silent (docs/embedded-service.md, "Custom APIs"):
  * - `validation` is replaced as a whole on PUT (top-level attributes are a partial update).
  * - A field that does not allow null values must be given when an entry is created; on update it
  *   may be left out (it keeps its value) but not set to null. Entries stored before the field was

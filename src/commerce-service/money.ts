@@ -21,7 +21,7 @@ interface CurrencyFormat {
  * Formats of the currencies a storefront most often uses. Anything else falls back to
  * `-10.00 XYZ` (two decimals, the code after the number), which is unambiguous for any code.
  * Not `Intl.NumberFormat`: in `en-US` it writes CHF and SEK with a no-break space, other codes
- * before the number and with their own decimals, so strings clients see would change (README,
+ * before the number and with their own decimals, so strings clients see would change (docs/benchmarks.md,
  * "Library or hand-written").
  */
 const CURRENCY_FORMATS: Readonly<Record<string, CurrencyFormat>> = {

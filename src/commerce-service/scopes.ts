@@ -1,5 +1,5 @@
 /**
- * What each kind of token may do, route by route: the table of the README's security model.
+ * What each kind of token may do, route by route: the table of docs/security.md's security model.
  * The production API scopes an implicit token (it needs only the client id, which storefronts
  * publish) to shopper work: carts, checkout, signing in, and, with the customer's
  * `X-Moltin-Customer-Token`, that customer's own record and orders, or with an account member's

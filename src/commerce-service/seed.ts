@@ -43,7 +43,7 @@ export interface SeedSummary {
 
 export const DEFAULT_SEED_ORDERS = 12_000;
 
-// The people who can sign in live in seed/people.ts; their names and passwords are the README's.
+// The people who can sign in live in seed/people.ts; their names and passwords are docs/storefront.md's.
 export { DEMO_ACCOUNT_MEMBERS, DEMO_CUSTOMERS, DEMO_MEMBER_ACCOUNTS } from './seed/people.ts';
 
 /** From this many orders on, the order indexes are rebuilt after the load instead of kept up. */

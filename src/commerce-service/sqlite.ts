@@ -7,7 +7,7 @@
  * Why not better-sqlite3 13 (prebuilt Node-API binaries): side by side on Node 22, the service
  * answered a 100-order page at offset 5,000 with 1.5× the CPU of better-sqlite3 12 and
  * created entries with 1.4×, while node:sqlite matched or beat 12 (bench/service-throughput.ts;
- * figures in the README).
+ * figures in docs/benchmarks.md).
  */
 import { createRequire } from 'node:module';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';

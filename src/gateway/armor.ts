@@ -25,7 +25,7 @@ import { errorCodesPlugin, errorEchoPlugin } from './error-answers.ts';
 import { costModelOptions, createCostRule } from './query-cost.ts';
 import { csrfPreventionPlugin, requestShapePlugin } from './request-checks.ts';
 
-// The echo bound stands beside the name length limit in the README's table of defences.
+// The echo bound stands beside the name length limit in docs/security.md's table of defences.
 export { capEcho, MAX_ECHO } from './error-answers.ts';
 
 /** Limits on one GraphQL document. Every value is explicit; none is taken from a library default. */

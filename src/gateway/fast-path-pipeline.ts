@@ -149,7 +149,7 @@ export function createPipeline(yoga: YogaInternals, masking: MaskedErrorsOptions
    * Yoga's `parseRequest` (its `onRequestParse` hooks, the parser they chose, then their
    * `onRequestParseDone` hooks), in plain loops: Yoga chains each hook through promise helpers,
    * two closures and a wrapper per hook, a cost on every request even for hooks that return
-   * nothing (README, Benchmarks: the hot path against other gateways).
+   * nothing (docs/benchmarks.md: the hot path against other gateways).
    */
   const parseRequest = async (
     request: BufferedRequest,

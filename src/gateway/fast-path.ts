@@ -7,7 +7,7 @@
  * ReadableStream body that the body-size limit pipes through a TransformStream into a second
  * Request) and every result into a Response that is written back. For a JSON POST none of that
  * changes what the client gets, and it is a large share of the gateway's CPU per request
- * (measured in the README, Benchmarks: the hot path against other gateways).
+ * (measured in docs/benchmarks.md: the hot path against other gateways).
  *
  * The fast path keeps Yoga as the server: it runs Yoga's own pipeline (./fast-path-pipeline.ts)
  * — every plugin's `onRequest`, `onRequestParse` (CSRF, request shape, the schema factory),

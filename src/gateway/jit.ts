@@ -5,7 +5,7 @@
  * graphql-js (and @graphql-tools/executor under Yoga) walks the selection set of every object
  * of every list at run time; graphql-jit compiles a document once into a function that builds
  * the result directly, which saves much of the execution CPU of a page of objects (figures in
- * the README, Benchmarks: the hot path against other gateways). What it does not do the same is
+ * docs/benchmarks.md: the hot path against other gateways). What it does not do the same is
  * kept off it:
  * - only queries are compiled; mutations and subscriptions run on the normal executor;
  * - variables are first coerced by graphql-js: when they do not coerce, the operation runs on

@@ -1,6 +1,6 @@
 /**
  * Structured logs: one JSON object per line, written by pino (chosen over a hand-written writer
- * by measurement: README, "Library or hand-written"). Every request produces exactly one
+ * by measurement: docs/benchmarks.md, "Library or hand-written"). Every request produces exactly one
  * `request` line (request id, operation name, duration, HTTP status, upstream calls, error
  * codes). Nothing logged ever contains a bearer token: a `headers` object's credential headers
  * are replaced by pino's `redact`, and every line is scrubbed of anything that looks like a

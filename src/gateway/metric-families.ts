@@ -1,9 +1,9 @@
 /**
  * The metric families written on every request and every upstream attempt, hand-written; the
  * others (process and runtime metrics, build info, the breaker, the typed schema) are
- * prom-client's. Measured side by side (bench/pairs.ts, README "Library or hand-written"),
+ * prom-client's. Measured side by side (bench/pairs.ts, docs/benchmarks.md "Library or hand-written"),
  * prom-client's Counter and Histogram cost the gateway measurably more CPU per request than
- * these (the figure is in the README): each call validates its label object and hashes it into a
+ * these (the figure is in docs/benchmarks.md): each call validates its label object and hashes it into a
  * string, and each observation makes a closure. Here a series is found through one Map per label, which allocates nothing.
  *
  * They implement what prom-client's Registry reads of a metric (`name`, `help`, `type`, `get()`),

@@ -3,7 +3,7 @@
  * one) and written in the text exposition format on `GET /metrics` (or on a port of their own:
  * `metricsListener`). The registry, its rendering and the scrape-time families are prom-client's;
  * the families written on every request and upstream attempt are ./metric-families.ts's, which
- * measured cheaper per request (README, "Library or hand-written").
+ * measured cheaper per request (docs/benchmarks.md, "Library or hand-written").
  * Collecting happens in hooks that run anyway: one small state object per request, two
  * `performance.now()` calls, a counter, a histogram or two, and a counter per upstream attempt
  * (keyed by its route template, src/upstream/route-template.ts).

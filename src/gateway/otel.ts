@@ -1,6 +1,6 @@
 /**
  * The OpenTelemetry SDK for `npm start`, built from the `OTEL_*` variables that src/config.ts
- * reads (README "Traces"). Imported only when tracing is configured, so a gateway without it
+ * reads (docs/operations.md "Traces"). Imported only when tracing is configured, so a gateway without it
  * never loads the SDK. Nothing is registered globally: the tracer is handed to createGateway.
  *
  * Spans go to the collector over OTLP/HTTP, protobuf (OTLP's default) or JSON, on the

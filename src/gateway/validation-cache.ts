@@ -4,8 +4,8 @@
  *
  * Yoga keys its cache by the rules' names, joined into one string on every request (armor adds
  * its rules as new functions each time, so their identity cannot be the key): ~35 rules read by
- * name, a 600-character string built and hashed, on every request (its cost: README,
- * Benchmarks). Here the rules are compared with the previous rule sets one by one, by identity
+ * name, a 600-character string built and hashed, on every request (its cost:
+ * docs/benchmarks.md). Here the rules are compared with the previous rule sets one by one, by identity
  * first (graphql-js's own rules are the same functions every time) and by name only where that
  * differs: the same key as Yoga's, with nothing built.
  *

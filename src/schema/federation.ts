@@ -193,7 +193,7 @@ export function federate(
 /**
  * Refuses `Query._service` as graphql-js's NoSchemaIntrospectionCustomRule refuses `__schema`:
  * the subgraph SDL is the whole schema (the store's typed Custom API types included), so a
- * gateway with introspection off serves it only when told to (FEDERATION_SDL, README). A
+ * gateway with introspection off serves it only when told to (FEDERATION_SDL, docs/operations.md). A
  * validation error like that rule's, coded GRAPHQL_VALIDATION_FAILED by Yoga (YOGA_ERROR_CODES).
  */
 export function NoSubgraphSdlRule(context: ValidationContext): ASTVisitor {

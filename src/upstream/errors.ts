@@ -6,7 +6,7 @@
  *
  * The family also names the refusals of a request or a document before any operation runs
  * (QueryTooComplexError, and the RequestErrors with the HTTP status of the answer), so this module
- * lists every code a client can receive: CLIENT_ERROR_CODES, which the README's table of codes
+ * lists every code a client can receive: CLIENT_ERROR_CODES, which docs/errors.md's table of codes
  * matches (test/gateway/error-codes.test.ts).
  */
 
@@ -331,7 +331,7 @@ export class PersistedQueryNotFoundError extends RequestError {
 
 /**
  * Every code of the classes above, each once (the type makes the list complete). A new class
- * adds its code here and a row to the README's table of error codes; the test checks both.
+ * adds its code here and a row to docs/errors.md's table of error codes; the test checks both.
  */
 const GATEWAY_CODES: Record<GatewayErrorCode, true> = {
   BAD_USER_INPUT: true,

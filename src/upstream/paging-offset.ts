@@ -14,7 +14,7 @@
  * What a walk can promise: no gap and no repeat while the list does not change. With no sort
  * and no range filter there is no position to resume from but the offset, so a record inserted
  * or removed before a cursor shifts the rest of the walk by one (a repeat or a gap), which no
- * request can detect from the rows alone (README, "Paging through any list").
+ * request can detect from the rows alone (docs/paging.md, "Paging through any list").
  */
 import type { CallBudget } from './budget.ts';
 import {

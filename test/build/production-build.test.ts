@@ -468,11 +468,14 @@ describe('the packed tarball in another project', () => {
     packed = info.files.map((file) => file.path);
   }, 120_000);
 
-  it('holds the LICENSE, the schema files and both entries, and no test or CI file', () => {
+  it('holds the LICENSE, the docs, the schema files and both entries, and no test or CI file', () => {
     expect(packed).toEqual(
       expect.arrayContaining([
         'LICENSE',
         'README.md',
+        'CHANGELOG.md',
+        'docs/storefront.md',
+        'docs/adr/0001-fast-path-over-yoga.md',
         'package.json',
         'schema.graphql',
         'subgraph.graphql',
@@ -486,6 +489,15 @@ describe('the packed tarball in another project', () => {
     // schema.typed.graphql is the demo store's schema, of no use to another store.
     expect(packed.filter((path) => /^(test|bench|\.ci|scripts)\//.test(path))).toEqual([]);
     expect(packed).not.toContain('schema.typed.graphql');
+    // The released schema is CI's baseline (npm run schema:check-changes), not the package's.
+    expect(packed).not.toContain('schema.released.graphql');
+    // Every page the README links to is in the package, so its links work where it is installed.
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const linked = [
+      ...readme.matchAll(/\]\((docs\/[^)#]+\.md|CHANGELOG\.md|LICENSE)(?:#[^)]*)?\)/g),
+    ].map(([, path]) => path);
+    expect(linked.length).toBeGreaterThan(0);
+    expect(linked.filter((path) => !packed.includes(path as string))).toEqual([]);
     expect(readFileSync(join(root, 'LICENSE'), 'utf8')).toMatch(
       /^MIT License\n\nCopyright \(c\) 2026 commerce-gateway contributors\n/,
     );

@@ -1,16 +1,20 @@
 /**
- * The README's examples, run. Every fenced block of README.md is either run here, in README
- * order, against one gateway started as `npm start` starts it (the embedded service with the
- * demo store seeded, `:memory:`, ports 0), or marked right before it with
- * `<!-- readme-test: skip (why) -->`; a block that is neither fails the first test, so a new
- * example is run from the day it is written, and a README change that breaks one fails CI.
+ * The examples of the README and of every page of docs/, run. Every fenced block of README.md
+ * and of docs/*.md (and docs/adr/*.md) is either run here, against one gateway started as
+ * `npm start` starts it (the embedded service with the demo store seeded, `:memory:`, ports 0),
+ * or marked right before it with `<!-- readme-test: skip (why) -->`; a block that is neither
+ * fails the first test, so a new example is run from the day it is written, and a docs change
+ * that breaks one fails CI. The order is stable: README.md first, then PAGES below in the order
+ * written (a later page's examples may rely on an earlier page's writes), then docs/adr/ by file
+ * name, each page's blocks in the order written. A page of docs/ that PAGES does not name fails
+ * the first test, so none is left unrun.
  *
  * - ```graphql: run unless marked skip. POSTed with the demo token GraphiQL carries; the answer
  *   has no `errors` and no root field is null.
  * - ```sh / ```bash / ```shell: run only when marked `<!-- readme-test: run -->`, never merely for being
  *   unmarked: a shell block can do anything (`npm ci`, `git worktree add`, a benchmark), so an
  *   unmarked one fails the first test without being executed. Run by bash with
- *   `set -euo pipefail` in the repository, the README's ports (4000 the gateway, 4010 the
+ *   `set -euo pipefail` in the repository, the examples' ports (4000 the gateway, 4010 the
  *   embedded service) replaced by this gateway's, its process group killed when it ends; it
  *   exits 0 and no JSON line it prints has `errors`.
  * - A `# → …` line states an answer: of the block's operation (GraphQL), or of the command
@@ -21,16 +25,19 @@
  *   checkable fails.
  * And GraphiQL opens with the README's first GraphQL block, character for character.
  *
- * The storefront journey of the README is run here as written; test/gateway/storefront-journey
- * .test.ts walks the same journey in more depth (another customer's view, every payload).
+ * The storefront journey of docs/storefront.md is run here as written;
+ * test/gateway/storefront-journey.test.ts walks the same journey in more depth (another
+ * customer's view, every payload).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MainProcess, spawnMain } from '../support/main-process.ts';
 
 interface Block {
+  /** The page it is on, from the repository's root: `README.md`, `docs/storefront.md`. */
+  file: string;
   /** 1-based line of the opening fence. */
   line: number;
   lang: string;
@@ -48,8 +55,8 @@ const runs = (block: Block) =>
   block.skip === undefined && (block.lang === 'graphql' || (SHELL.has(block.lang) && block.run));
 const MARKER = /^\s*<!--\s*readme-test:(.*?)-->\s*$/;
 
-/** The fenced blocks of a Markdown text, and what is wrong with its markers. */
-function readmeBlocks(text: string): { blocks: Block[]; problems: string[] } {
+/** The fenced blocks of a Markdown page, and what is wrong with its markers. */
+function pageBlocks(file: string, text: string): { blocks: Block[]; problems: string[] } {
   const lines = text.split('\n');
   const blocks: Block[] = [];
   const problems: string[] = [];
@@ -67,7 +74,7 @@ function readmeBlocks(text: string): { blocks: Block[]; problems: string[] } {
       body.push(bodyLine.startsWith(indent) ? bodyLine.slice(indent.length) : bodyLine.trimStart());
       j++;
     }
-    if (j === lines.length) problems.push(`README.md:${i + 1}: the block never closes`);
+    if (j === lines.length) problems.push(`${file}:${i + 1}: the block never closes`);
     let before = i - 1;
     while (before >= 0 && (lines[before] as string).trim() === '') before--;
     const marker = before >= 0 ? MARKER.exec(lines[before] as string) : null;
@@ -79,22 +86,64 @@ function readmeBlocks(text: string): { blocks: Block[]; problems: string[] } {
       const reason = /^skip\s+\((.+)\)$/.exec(directive)?.[1]?.trim();
       if (reason) skip = reason;
       else if (directive === 'run') run = true;
-      else
-        problems.push(`README.md:${before + 1}: "${directive}" is neither "skip (why)" nor "run"`);
+      else problems.push(`${file}:${before + 1}: "${directive}" is neither "skip (why)" nor "run"`);
     }
-    blocks.push({ line: i + 1, lang, body: body.map((l) => `${l}\n`).join(''), skip, run });
+    blocks.push({ file, line: i + 1, lang, body: body.map((l) => `${l}\n`).join(''), skip, run });
     i = j;
   }
   lines.forEach((line, index) => {
     if (MARKER.test(line) && !usedMarkers.has(index)) {
-      problems.push(`README.md:${index + 1}: a readme-test marker with no block right after it`);
+      problems.push(`${file}:${index + 1}: a readme-test marker with no block right after it`);
     }
   });
   return { blocks, problems };
 }
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const { blocks, problems } = readmeBlocks(readme);
+/**
+ * The pages of docs/ after README.md, in the order their examples run: the storefront's first
+ * (its journey writes carts and orders that later pages' reads may count), then the rest as a
+ * reader would take them.
+ */
+const PAGES = [
+  'docs/storefront.md',
+  'docs/paging.md',
+  'docs/schema.md',
+  'docs/errors.md',
+  'docs/merchandiser.md',
+  'docs/security.md',
+  'docs/operations.md',
+  'docs/integration.md',
+  'docs/embedded-service.md',
+  'docs/benchmarks.md',
+  'docs/development.md',
+  'docs/contributing.md',
+];
+const root = new URL('../../', import.meta.url);
+const markdownIn = (dir: string) =>
+  readdirSync(new URL(dir, root))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `${dir}${name}`);
+const onDisk = markdownIn('docs/');
+const files = [
+  'README.md',
+  ...PAGES.filter((file) => onDisk.includes(file)),
+  ...markdownIn('docs/adr/'),
+];
+const blocks: Block[] = [];
+const problems: string[] = [
+  ...onDisk
+    .filter((file) => !PAGES.includes(file))
+    .map(
+      (file) => `${file}: a page of docs/ that PAGES does not name (its examples would not run)`,
+    ),
+  ...PAGES.filter((file) => !onDisk.includes(file)).map((file) => `${file}: named but missing`),
+];
+for (const file of files) {
+  const found = pageBlocks(file, readFileSync(new URL(file, root), 'utf8'));
+  blocks.push(...found.blocks);
+  problems.push(...found.problems);
+}
 const runnable = blocks.filter(runs);
 
 // --- What a `# →` line claims, and whether an answer bears it out -------------------------
@@ -289,28 +338,28 @@ async function runShell(block: Block): Promise<void> {
   expect(checked, 'every → line was reached').toBe(expectations.length);
 }
 
-describe('the README', () => {
-  it('has every fenced block run here or marked `<!-- readme-test: skip (why) -->`', () => {
+describe('the README and docs/', () => {
+  it('have every fenced block run here or marked `<!-- readme-test: skip (why) -->`', () => {
     const unmarked = blocks
       .filter((block) => block.skip === undefined && !runs(block))
       .map((block) =>
         SHELL.has(block.lang)
-          ? `README.md:${block.line}: a shell block is run only when marked: put ` +
+          ? `${block.file}:${block.line}: a shell block is run only when marked: put ` +
             '<!-- readme-test: run --> (if it can run against the test gateway) or ' +
             '<!-- readme-test: skip (why) --> right before it'
-          : `README.md:${block.line}: a \`\`\`${block.lang} block is neither run (graphql; sh or ` +
+          : `${block.file}:${block.line}: a \`\`\`${block.lang} block is neither run (graphql; sh or ` +
             'bash marked run) nor marked: put <!-- readme-test: skip (why) --> right before it',
       );
     const misplaced = blocks
       .filter((block) => block.run && !SHELL.has(block.lang))
-      .map((block) => `README.md:${block.line}: "run" marks shell blocks only`);
+      .map((block) => `${block.file}:${block.line}: "run" marks shell blocks only`);
     expect([...problems, ...unmarked, ...misplaced]).toEqual([]);
     expect(runnable.filter((block) => block.lang === 'graphql').length).toBeGreaterThan(0);
     expect(runnable.filter((block) => SHELL.has(block.lang)).length).toBeGreaterThan(0);
   });
 
   it("opens GraphiQL with the README's first query, exactly, and the demo token", () => {
-    const first = blocks.find((block) => block.lang === 'graphql');
+    const first = blocks.find((block) => block.file === 'README.md' && block.lang === 'graphql');
     expect(first?.skip).toBeUndefined();
     expect(graphiql.defaultQuery).toBe(first?.body);
     expect(graphiql.token).toMatch(/^\S{20,}$/);
@@ -318,7 +367,7 @@ describe('the README', () => {
 
   for (const block of runnable) {
     const firstLine = block.body.split('\n').find((line) => line.trim() !== '') ?? '';
-    it(`runs README.md:${block.line} (${block.lang}: ${firstLine.trim().slice(0, 60)})`, async () => {
+    it(`runs ${block.file}:${block.line} (${block.lang}: ${firstLine.trim().slice(0, 60)})`, async () => {
       if (block.lang === 'graphql') await runGraphql(block);
       else await runShell(block);
     }, 90_000);

@@ -1,6 +1,6 @@
 /**
  * One module lists every `extensions.code` a client can receive (src/upstream/errors.ts), and
- * the README's table of error codes lists exactly those. The family's list is checked against
+ * the table of docs/errors.md lists exactly those. The family's list is checked against
  * what its classes produce, the table against the list, and the codes Yoga gives its own answers
  * against real answers over a socket (each is seen, so none is listed that clients never get).
  */
@@ -23,12 +23,12 @@ import {
 } from '../../src/upstream/errors.ts';
 import { listenOnPort0 } from '../support/hardening-stack.ts';
 
-/** The codes in the first column of the README's "Error codes" table, in order. */
-function readmeCodes(): string[] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('\n### Error codes\n');
-  expect(start, 'README has an "Error codes" section').toBeGreaterThan(-1);
-  const rest = readme.slice(start + 1);
+/** The codes in the first column of the "Error codes" table of docs/errors.md, in order. */
+function documentedCodes(): string[] {
+  const page = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+  const start = page.search(/^#{1,3} Error codes\n/m);
+  expect(start, 'docs/errors.md has an "Error codes" section').toBeGreaterThan(-1);
+  const rest = page.slice(start);
   const end = rest.slice(1).search(/\n#{1,3} /);
   const section = end === -1 ? rest : rest.slice(0, end + 1);
   const codes: string[] = [];
@@ -76,8 +76,8 @@ describe('the codes a client can receive', () => {
     expect(CLIENT_ERROR_CODES).not.toContain(error.code);
   });
 
-  it("the README's table lists every code a client can receive, once, and nothing else", () => {
-    const listed = readmeCodes();
+  it("docs/errors.md's table lists every code a client can receive, once, and nothing else", () => {
+    const listed = documentedCodes();
     expect(new Set(listed).size, `a code listed twice: ${listed.join(', ')}`).toBe(listed.length);
     expect([...listed].sort()).toEqual([...CLIENT_ERROR_CODES].sort());
   });

@@ -1,7 +1,7 @@
 /**
  * Promotions through the gateway only: a merchandiser (client_credentials) creates a promotion
  * and a code with limited uses; a shopper (implicit token) applies the code to a cart that also
- * has a custom discount (totals change by exactly the documented amount, in the README's order),
+ * has a custom discount (totals change by exactly the documented amount, in docs/storefront.md's order),
  * removes it, applies it again and checks out; the usage appears in the promotion's usages
  * connection (and in a usedOn range); the spent code is then refused with a coded error and the
  * cart is left as it was. Rule promotions go the same way for their own writes.

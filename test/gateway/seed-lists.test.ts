@@ -1,6 +1,6 @@
 /**
  * The paginated lists the seed names (v2-catalog-notes §0), each answered through the gateway as
- * a Relay connection on the demo store: the README's table "Every list the seed names" maps each
+ * a Relay connection on the demo store: docs/paging.md's table "Every list the seed names" maps each
  * to its field; this walks the table. Each list answers with its totalCount and a first page,
  * and the lists the demo store fills are not empty.
  */

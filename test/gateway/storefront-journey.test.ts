@@ -4,8 +4,8 @@
  * an item discount and a cart discount, update and delete, read the totals back, check out as
  * the customer, and find the order under `viewer.orders`, and not under another customer's.
  * (The two customers are made by the store over REST, as a store's back office would.)
- * The README's own journey block is run as written, against `npm start`, by
- * test/build/readme-examples.test.ts; this one goes further than the README shows (a removed
+ * docs/storefront.md's own journey block is run as written, against `npm start`, by
+ * test/build/readme-examples.test.ts; this one goes further than the page shows (a removed
  * item, an updated cart discount, every payload's totals, another customer's view, deletion).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

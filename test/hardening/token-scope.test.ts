@@ -1,7 +1,7 @@
 /**
  * The scope of each kind of token, route by route: every GET route the service registered
  * (fastify's own list, through serviceRoutes) is called with each token kind and answers as
- * the README's token-scope table says. A route missing from TABLE fails the walk, so a new
+ * docs/security.md's token-scope table says. A route missing from TABLE fails the walk, so a new
  * route cannot go live without a decision; an answer a shopper gets never carries another
  * customer’s data. Over real HTTP, against a store with two customers, a guest, a Custom API
  * of member emails, two accounts with a signed-in account member each (the `account` kind is

@@ -32,7 +32,7 @@ describe('money formatting and totals (pure)', () => {
   it('writes every currency of the table as clients have always seen it', () => {
     // What `formatted` holds for each currency with a symbol of its own, plain spaces only
     // (Intl.NumberFormat writes CHF and SEK with a no-break space, and other codes first:
-    // the README's "Library or hand-written" says why the table stays).
+    // docs/benchmarks.md's "Library or hand-written" says why the table stays).
     const expected: Record<string, string> = {
       USD: '-$1,234.56',
       EUR: '-€1,234.56',

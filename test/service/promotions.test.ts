@@ -1,7 +1,7 @@
 /**
  * Promotions in the embedded service over HTTP: both engines' CRUD, codes with limited uses,
- * carts with codes and automatic promotions composed with custom discounts (the order the
- * README states), checkout consuming uses and recording usages atomically, usage lists with
+ * carts with codes and automatic promotions composed with custom discounts (the order
+ * docs/storefront.md states), checkout consuming uses and recording usages atomically, usage lists with
  * sort and used_on ranges, and anonymisation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -207,7 +207,7 @@ describe('the demo seed', () => {
     }
   });
 
-  it('seeds account members who sign in with the README’s passwords', async () => {
+  it('seeds account members who sign in with the documented passwords', async () => {
     const seeded = await startSeededService(0);
     try {
       const implicit = await seeded.token(undefined, 'implicit');

@@ -1,6 +1,6 @@
 /**
  * Which promotions a cart gets, and how much each takes off: the discount lines that the
- * cart's totals (carts/totals.ts) add to its custom discounts. The order, as the README's
+ * cart's totals (carts/totals.ts) add to its custom discounts. The order, as docs/storefront.md's
  * Promotions section states it:
  *
  * 1. Item promotions, on each matching line's price × quantity before any discount:

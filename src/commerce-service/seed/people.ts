@@ -1,6 +1,6 @@
 /**
  * The demo store's people who can sign in: customers (`POST /v2/customers/tokens`) and B2B
- * account members (`POST /v2/account-members/tokens`), with the passwords the README documents.
+ * account members (`POST /v2/account-members/tokens`), with the passwords docs/storefront.md documents.
  * Each set comes from a PRNG stream of its own, so adding it changed no other seeded row, and
  * passwords are hashed with salts from that stream (hashPasswordSync): deterministic, and about
  * 40 ms of scrypt each.
@@ -17,7 +17,7 @@ import type { Db } from '../db.ts';
 import { createRandom, iso, SEED_EPOCH } from './random.ts';
 
 /**
- * The demo store's customers and their passwords (documented in the README, so a storefront
+ * The demo store's customers and their passwords (documented in docs/storefront.md, so a storefront
  * developer can sign in: `POST /v2/customers/tokens`, or `createCustomerToken` in GraphQL).
  */
 export const DEMO_CUSTOMERS = [
@@ -25,7 +25,7 @@ export const DEMO_CUSTOMERS = [
   { name: 'Grace Hopper', email: 'grace@example.com', password: 'grace-demo-password' },
 ] as const;
 
-/** The demo B2B accounts whose members can sign in (README, demo data). */
+/** The demo B2B accounts whose members can sign in (docs/embedded-service.md, demo data). */
 export const DEMO_MEMBER_ACCOUNTS = ['Acme Corp', 'Beta LLC'] as const;
 
 /**

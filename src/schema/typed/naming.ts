@@ -1,5 +1,5 @@
 /**
- * The naming rules of the typed schema (README, "Typed Custom APIs"). Deterministic: the same
+ * The naming rules of the typed schema (docs/storefront.md, "Typed Custom APIs"). Deterministic: the same
  * definitions always give the same names, whatever order the upstream lists them in.
  *
  * - Type: PascalCase of the api_type without `_ext` (`gift_card_ext` → `GiftCard`); a name that
