@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import type { createCommerceService } from './commerce-service/app.ts';
 import { applyConnectionLimits } from './commerce-service/connection-limits.ts';
+import type { DevelopmentCertificate } from './commerce-service/tls.ts';
 import { loadConfig } from './config.ts';
 import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
 import { createRequestListener } from './gateway/fast-path.ts';
@@ -24,6 +25,8 @@ import { schema as baseSchema } from './schema/index.ts';
 import { createUpstream } from './upstream/index.ts';
 
 const DEMO_TOKEN_RENEW_MS = 50 * 60 * 1000;
+/** Where the embedded service's development certificate authority is kept (COMMERCE_HTTPS). */
+const SERVICE_TLS_DIR = '.cache/commerce-tls';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -37,15 +40,32 @@ async function main(): Promise<void> {
   // asked for from elsewhere (src/gateway/graphiql.ts, demoTokenChooser).
   let demoToken: string | undefined;
   let storefrontToken: string | undefined;
+  let serviceTls: DevelopmentCertificate | undefined;
+  // The embedded service's request lines go out as the gateway's own JSON lines.
+  const serviceLog = createLogger({ level: config.gateway.logLevel });
   if (upstreamUrl === undefined) {
     const { dbPath, clients, seed, port, signInLimits } = config.service;
     if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
     const { createCommerceService } = await import('./commerce-service/app.ts');
-    service = await createCommerceService({ dbPath, clients, seed, signInLimits });
+    // COMMERCE_HTTPS: the service serves TLS (for storefronts that reach it as https://), and the
+    // gateway trusts the authority that signed it.
+    serviceTls = config.service.https
+      ? (await import('./commerce-service/tls.ts')).developmentCertificate(SERVICE_TLS_DIR)
+      : undefined;
+    service = await createCommerceService({
+      dbPath,
+      clients,
+      seed,
+      signInLimits,
+      ...(serviceTls ? { https: { key: serviceTls.key, cert: serviceTls.cert } } : {}),
+      ...(config.service.logRequests
+        ? { requestLog: (entry) => serviceLog.log('info', 'service request', { ...entry }) }
+        : {}),
+    });
     await service.listen({ port, host: '127.0.0.1' });
     const address = service.server.address();
     const servicePort = typeof address === 'object' && address ? address.port : port;
-    upstreamUrl = `http://127.0.0.1:${servicePort}`;
+    upstreamUrl = `${serviceTls ? 'https' : 'http'}://127.0.0.1:${servicePort}`;
   }
 
   const g = config.gateway;
@@ -72,7 +92,10 @@ async function main(): Promise<void> {
         cooldownMs: g.resilience?.breakerCooldownMs,
       },
     },
-    pool: { perOperation: g.resilience?.operationConcurrency },
+    pool: {
+      perOperation: g.resilience?.operationConcurrency,
+      ...(serviceTls ? { ca: serviceTls.ca } : {}),
+    },
   });
   const demo = service ? config.service.clients[0] : undefined;
   if (demo) {
@@ -178,6 +201,8 @@ async function main(): Promise<void> {
       : `  GraphiQL / endpoint: ${endpoint}`,
   );
   console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
+  if (serviceTls)
+    console.log(`  its TLS authority:   ${serviceTls.caPath} (trust it once: NODE_EXTRA_CA_CERTS)`);
   if (g.tracing)
     console.log(
       `  traces exported to: ${g.tracing.exporter === 'otlp' ? g.tracing.endpoint : 'console'}`,

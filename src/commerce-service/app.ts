@@ -18,6 +18,7 @@ import type { RouteModule, ServiceContext } from './context.ts';
 import { createCustomerResolver } from './customers.ts';
 import { openDatabase } from './db.ts';
 import { badRequest, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
+import { registerHttpFront, type ServiceRequestLog } from './http-front.ts';
 import { startDeliverer } from './integrations/deliverer.ts';
 import { attachOutbox } from './integrations/events.ts';
 import { startExportRunner } from './jobs/order-export.ts';
@@ -82,6 +83,10 @@ export interface CommerceServiceOptions {
   signInLimits?: Partial<SignInLimits>;
   /** How integration events are delivered (src/commerce-service/config.ts); each default as there. */
   webhooks?: Partial<WebhookDelivery>;
+  /** Serve HTTPS with this key and certificate (PEM; ./tls.ts makes a development pair). */
+  https?: { key: string; cert: string };
+  /** Called once for every answered request (method, path with secrets redacted, status, ms). */
+  requestLog?: (entry: ServiceRequestLog) => void;
 }
 
 /** A route the service registered: its method and url as declared (prefix included). */
@@ -172,13 +177,15 @@ export async function createCommerceService(
     ensureAccountRealms(db, storeIds, ctx.timestamp());
     const [demoStore] = storeIds;
     if (options.seed && demoStore !== undefined) await seedIfEmpty(ctx, demoStore, options);
+    // An https server is a fastify instance of another server type; the routes do not care.
     app = Fastify({
+      ...(options.https ? { https: options.https } : {}),
       logger: { level: options.logger === true ? 'info' : 'error' },
       bodyLimit: BODY_LIMIT,
       frameworkErrors: frameworkErrorHandler,
       // The official SDK posts item discounts to `…/items/{id}//custom-discounts`.
       routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },
-    });
+    }) as unknown as FastifyInstance;
   } catch (error) {
     db.close();
     throw error;
@@ -208,6 +215,7 @@ export async function createCommerceService(
   });
 
   registerErrorHandling(app);
+  registerHttpFront(app, options.requestLog);
   // Only JSON (plus the JSON:API media type); text/plain bodies are a 415. An empty JSON body
   // is no body: the official SDK sends `Content-Type: application/json` on bodiless DELETEs,
   // and routes that need a body say so themselves.

@@ -31,6 +31,13 @@ export interface ServiceConfig {
   signInLimits: SignInLimits;
   /** Timeouts and connection cap of `npm run service`'s listener (./connection-limits.ts). */
   connections?: ConnectionLimits;
+  /**
+   * Serve HTTPS with a development certificate the service makes itself, its authority kept in
+   * `.cache/commerce-tls/ca.pem` (./tls.ts). `COMMERCE_HTTPS`, default off.
+   */
+  https: boolean;
+  /** One line per answered request. `LOG_REQUESTS` (the gateway's switch too), default on. */
+  logRequests: boolean;
 }
 
 /**
@@ -165,6 +172,8 @@ function serviceFromEnv(env: Env, host: string, port: number): ServiceConfig {
     seed: parseBool('COMMERCE_SEED', env.COMMERCE_SEED, true),
     signInLimits: signInLimitsFromEnv(env),
     connections: connectionLimitsFromEnv(env),
+    https: parseBool('COMMERCE_HTTPS', env.COMMERCE_HTTPS, false),
+    logRequests: parseBool('LOG_REQUESTS', env.LOG_REQUESTS, true),
   };
 }
 

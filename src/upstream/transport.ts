@@ -5,6 +5,7 @@
  * handed out fairly between operations (./call-slots.ts). `exchange` is one request on the pool,
  * its body read whole; what the answer means is ./answers.ts's, who may send what ./client.ts's.
  */
+import { rootCertificates } from 'node:tls';
 import { type Dispatcher, Pool } from 'undici';
 import {
   type CallLane,
@@ -40,6 +41,11 @@ export interface UpstreamPoolOptions {
   keepAliveTimeoutMs?: number;
   /** Largest response body accepted; a bigger one is an unusable answer. Default 8 MiB. */
   maxResponseBytes?: number;
+  /**
+   * Certificate authorities (PEM) trusted for an https upstream besides the system's: the
+   * embedded service's development authority when it serves HTTPS (COMMERCE_HTTPS).
+   */
+  ca?: string;
 }
 
 /** The shared, token-free connection to one upstream. */
@@ -71,7 +77,10 @@ export function createUpstreamTransport(
   const pool = new Pool(url.origin, {
     // The slots below never let more than `connections` calls out; the one beyond is the probe's.
     connections: connections + 1,
-    connect: { timeout: options.connectTimeoutMs ?? 2_000 },
+    connect: {
+      timeout: options.connectTimeoutMs ?? 2_000,
+      ...(options.ca === undefined ? {} : { ca: [...rootCertificates, options.ca] }),
+    },
     headersTimeout: options.headersTimeoutMs ?? 10_000,
     bodyTimeout: options.bodyTimeoutMs ?? 10_000,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,

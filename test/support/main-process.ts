@@ -76,7 +76,7 @@ export async function spawnMain(
       });
       check();
     });
-  const ready = script === 'start' ? /endpoint:\s+(http:\/\/\S+)/ : /listening on (http:\/\/\S+)/;
+  const ready = script === 'start' ? /endpoint:\s+(http:\/\/\S+)/ : /listening on (https?:\/\/\S+)/;
   const [, url = ''] = await waitFor(ready);
   return {
     child,
