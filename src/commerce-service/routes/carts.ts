@@ -9,13 +9,27 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { parseCartUpdate, parseNewCart } from '../carts/bodies.ts';
 import { emitCartUpdated } from '../carts/events.ts';
-import { presentAllItems, presentCart, presentCartDiscounts } from '../carts/present.ts';
-import { cartOwner, deleteCart, insertCart, loadCart, updateCart } from '../carts/storage.ts';
+import {
+  presentAllItems,
+  presentCart,
+  presentCartDiscounts,
+  presentCartPromotions,
+} from '../carts/present.ts';
+import {
+  cartOwner,
+  deleteCart,
+  expiryCutoff,
+  insertCart,
+  loadCart,
+  purgeExpiredCarts,
+  updateCart,
+} from '../carts/storage.ts';
 import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
+import { parseIncludes } from '../includes.ts';
 import { isUuid, newId } from '../ids.ts';
-import { listResources, standardListSpec } from '../listing.ts';
+import { listResources, type SqlCondition, standardListSpec } from '../listing.ts';
 import { DEFAULT_CURRENCY } from '../money.ts';
 import { requireData } from '../request-body.ts';
 import { cartDiscountRoutes } from './cart-discounts.ts';
@@ -55,18 +69,17 @@ function cartScope(request: FastifyRequest): Record<string, string> {
   return { store_id: request.store.id };
 }
 
-const INCLUDES = ['items', 'custom_discounts'] as const;
+/** What `GET /v2/carts/{id}?include=` takes: production's four (carts/present.ts). */
+const INCLUDES = ['items', 'custom_discounts', 'promotions', 'tax_items'] as const;
 
-function parseInclude(raw: unknown): Set<string> {
-  if (raw === undefined || raw === '') return new Set();
-  if (typeof raw !== 'string') throw badRequest('include must be given once.', 'include');
-  const names = raw.split(',').map((s) => s.trim());
-  for (const name of names) {
-    if (!(INCLUDES as readonly string[]).includes(name)) {
-      throw badRequest(`Unknown include "${name}"; allowed: ${INCLUDES.join(', ')}.`, 'include');
-    }
-  }
-  return new Set(names);
+/** The list condition of carts not yet expired at `now` (storage.ts, CART_LIFETIME_MS). */
+function liveCarts(now: number): SqlCondition {
+  const cutoff = expiryCutoff(now);
+  return {
+    sql: 'updated_at > ?',
+    params: [cutoff],
+    range: { column: 'updated_at', op: '>', value: cutoff },
+  };
 }
 
 const CURRENCY = /^[A-Za-z]{3}$/;
@@ -102,6 +115,8 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
         table: 'carts',
         columns: 'id',
         scope: cartScope(request),
+        // An expired cart is gone (storage.ts), whether or not it has been purged yet.
+        conditions: [liveCarts(ctx.clock())],
         spec: listSpec,
         // Cart-level discounts inline, as items carry theirs: one object per cart, no `included`.
         map: (row: { id: string }) => {
@@ -116,6 +131,9 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const currency = parseCurrency(request.headers['x-moltin-currency']);
       const enabled = input.customDiscountsEnabled ?? request.store.settings.customDiscountsEnabled;
       const id = newId();
+      // Creating a cart is when the store's expired carts are deleted: cheap (an index range),
+      // and it bounds what a store keeps to the carts of its last week.
+      purgeExpiredCarts(db, request.store.id, ctx.clock());
       insertCart(
         db,
         {
@@ -138,13 +156,16 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.get<{ Params: CartParams; Querystring: { include?: unknown } }>(
       '/carts/:cartId',
       async (request) => {
-        const include = parseInclude(request.query.include);
+        const include = parseIncludes(request.query.include, INCLUDES);
         const state = loadCart(db, request.store.id, request.params.cartId, ctx.clock());
         if (include.size === 0) return { data: presentCart(state) };
         const included: Record<string, unknown[]> = {};
         if (include.has('items')) included.items = presentAllItems(state);
         if (include.has('custom_discounts'))
           included.custom_discounts = presentCartDiscounts(state);
+        if (include.has('promotions')) included.promotions = presentCartPromotions(db, state);
+        // The service computes no tax (tax is zero everywhere), so a cart has no tax items.
+        if (include.has('tax_items')) included.tax_items = [];
         return { data: presentCart(state), included };
       },
     );
