@@ -7,6 +7,7 @@
  * currency.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { mayUseCart } from '../carts/access.ts';
 import { parseCartUpdate, parseNewCart } from '../carts/bodies.ts';
 import { emitCartUpdated } from '../carts/events.ts';
 import {
@@ -16,7 +17,6 @@ import {
   presentCartPromotions,
 } from '../carts/present.ts';
 import {
-  cartOwner,
   deleteCart,
   expiryCutoff,
   insertCart,
@@ -27,8 +27,8 @@ import {
 import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { parseIncludes } from '../includes.ts';
 import { isUuid, newId } from '../ids.ts';
+import { parseIncludes } from '../includes.ts';
 import { listResources, type SqlCondition, standardListSpec } from '../listing.ts';
 import { DEFAULT_CURRENCY } from '../money.ts';
 import { requireData } from '../request-body.ts';
@@ -41,23 +41,10 @@ export interface CartParams {
   cartId: string;
 }
 
-/**
- * Who may use a cart: anyone with its id for a guest cart (as in production); for a customer's
- * cart, a request with that customer's token; for an account's cart, a request with an account
- * token of that account (any of its members); for either, a client_credentials token with no
- * customer or account token (the store acting). Anything else answers 404, as if the cart did
- * not exist.
- */
+/** A cart this request may not use (carts/access.ts) answers 404, as if it did not exist. */
 function checkCartAccess(db: Db, request: FastifyRequest, cartId: string): void {
   if (!isUuid(cartId)) return; // loadCart answers it
-  const owner = cartOwner(db, request.store.id, cartId);
-  if (owner === undefined || (owner.customer_id === null && owner.account_id === null)) return;
-  const allowed = request.customer
-    ? request.customer.id === owner.customer_id
-    : request.accountMember
-      ? request.accountMember.accountId === owner.account_id
-      : request.store.grant === 'client_credentials';
-  if (!allowed) throw notFound(`No cart with id ${cartId}.`);
+  if (!mayUseCart(db, request, cartId)) throw notFound(`No cart with id ${cartId}.`);
 }
 
 /** The carts a request lists: its customer's, its account's, or (the store's token) all. */

@@ -425,8 +425,8 @@ export function orderRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const body = db.transaction(() => {
           const row = findOrder(db, request, request.params.orderId);
           const rest = withItems
-              ? `,"included":${JSON.stringify({ items: orderItems(db, row.id).map(presentOrderItem) })}}`
-              : '}';
+            ? `,"included":${JSON.stringify({ items: orderItems(db, row.id).map(presentOrderItem) })}}`
+            : '}';
           return Buffer.concat([ONE_START, documentOf(db, row), Buffer.from(rest)]);
         })();
         reply.type(JSON_CONTENT_TYPE);
