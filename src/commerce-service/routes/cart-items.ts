@@ -104,8 +104,10 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
       // Several items (`data` an array) or a merge (`cart_items`): carts/add-items.ts.
       const many = parseItemsRequest(request.body);
       if (many !== undefined) {
-        const result = writeItems(request.store.id, request.params.cartId, (state, now) =>
-          applyEntries(addContext(request, now), { state, items: state.items }, many),
+        // Each line its own timestamp (strictly increasing), so the cart lists them in the
+        // request's order; the cart's own change is stamped after them.
+        const result = writeItems(request.store.id, request.params.cartId, (state) =>
+          applyEntries(addContext(request, ctx.timestamp), { state, items: state.items }, many),
         );
         reply.code(201);
         return result;
