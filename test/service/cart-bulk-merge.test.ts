@@ -232,6 +232,42 @@ describe('several items in one request', () => {
     expect(await lines(cartId)).toEqual([]);
   });
 
+  it('answers odd bodies and includes with a 4xx or a reported error, never a 5xx', async () => {
+    const cartId = await newCart();
+    const unknownCart = '00000000-0000-4000-8000-000000000000';
+    const bodies: unknown[] = [
+      { data: [null] },
+      { data: [[wrap]] },
+      { data: [{}] },
+      { data: [{ type: 'cart_item', id: fx.shirt, quantity: 2 ** 53 }] },
+      { data: [{ type: 'cart_item', sku: 'x'.repeat(100_000), quantity: 1 }] },
+      { data: [{ type: 'custom_item', name: 'n', sku: 's', quantity: 1, price: { amount: -1 } }] },
+      { data: [{ type: { nested: true } }] },
+      { data: { type: 'cart_items', cart_id: unknownCart }, options: null },
+      { data: [{ type: 'cart_items', cart_id: unknownCart.toUpperCase() }] },
+      { data: { type: 'cart_items', cart_id: unknownCart }, options: { add_all_or_nothing: true } },
+      { data: [wrap], options: 'all' },
+      { data: 'items' },
+      [wrap],
+    ];
+    for (const json of bodies) {
+      const result = await post(cartId, json);
+      expect(result.status, JSON.stringify(json).slice(0, 200)).toBeLessThan(500);
+      if (result.status === 201) expect(result.body.errors.length).toBeGreaterThan(0);
+    }
+    for (const query of [
+      'include=',
+      'include=,,',
+      'include[]=items',
+      'include=items&include=',
+      `include=${'i,'.repeat(40)}`,
+    ]) {
+      const result = await service.call('GET', `/v2/carts/${cartId}?${query}`, { token: shopper });
+      expect(result.status, query).toBeLessThan(500);
+    }
+    expect(await lines(cartId)).toEqual([]);
+  });
+
   it('holds at most 100 distinct items', async () => {
     const cartId = await newCart();
     const hundred = Array.from({ length: 100 }, (_, i) => ({ ...wrap, sku: `W-${i}` }));
