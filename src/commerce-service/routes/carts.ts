@@ -34,6 +34,7 @@ import { DEFAULT_CURRENCY } from '../money.ts';
 import { requireData } from '../request-body.ts';
 import { cartDiscountRoutes } from './cart-discounts.ts';
 import { cartItemRoutes } from './cart-items.ts';
+import { cartRelationshipRoutes } from './cart-relationships.ts';
 import { checkoutRoutes } from './checkout.ts';
 
 /** Route parameters of every route under one cart. */
@@ -177,5 +178,6 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(cartDiscountRoutes(ctx, 'cart'));
     await app.register(cartDiscountRoutes(ctx, 'item'));
     await app.register(checkoutRoutes(ctx));
+    await app.register(cartRelationshipRoutes(ctx));
   };
 }
