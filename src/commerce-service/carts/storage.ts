@@ -110,6 +110,18 @@ export function purgeExpiredCarts(db: Db, storeId: string, now: number): number 
   );
 }
 
+/**
+ * Starts the lifetime of a freshly seeded store's carts at `now` (the seeding): the seed dates
+ * its records in a made-up past, from which its demo cart would be long expired.
+ */
+export function startSeededCartLifetimes(db: Db, storeId: string, now: string): void {
+  db.prepare('UPDATE carts SET updated_at = ? WHERE store_id = ? AND updated_at < ?').run(
+    now,
+    storeId,
+    now,
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reads
 
