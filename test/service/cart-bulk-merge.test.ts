@@ -217,6 +217,10 @@ describe('several items in one request', () => {
       [{ data: [wrap], options: { all: true } }, 'options.all'],
       [{ data: [wrap], options: [] }, 'options'],
       [{ data: wrap, options: { add_all_or_nothing: 1 } }, 'options.add_all_or_nothing'],
+      [
+        { data: { type: 'promotion_item', code: 'X' }, options: { add_all_or_nothing: 'no' } },
+        'options.add_all_or_nothing',
+      ],
       [{ data: { type: 'cart_items', cart_id: 'nope' } }, 'data.cart_id'],
       [{ data: { type: 'cart_items', cart_id: cartId, extra: 1 } }, 'data.extra'],
       [{ data: [{ type: 'cart_items' }] }, 'data[0].cart_id'],

@@ -93,6 +93,8 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
     );
 
     app.post<{ Params: CartParams }>('/carts/:cartId/items', async (request, reply) => {
+      // `options` is judged whatever the body adds (it only matters for several items).
+      parseItemOptions(request.body);
       const code = promotionItemCode(request.body);
       if (code !== undefined) {
         const result = writeItems(request.store.id, request.params.cartId, (state, now) => {
@@ -112,7 +114,6 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
         reply.code(201);
         return result;
       }
-      parseItemOptions(request.body);
       const productData = cartItemData(request.body);
       const input = productData === undefined ? undefined : parseProductItem(productData);
       const custom = input === undefined ? parseCustomItem(request.body) : undefined;
