@@ -7,6 +7,7 @@ import { ensureAccountRealms } from './account-members.ts';
 import { createAccountMemberResolver } from './account-tokens.ts';
 import { addressRoutes } from './addresses/routes.ts';
 import { createAuthenticator } from './auth.ts';
+import { startSeededCartLifetimes } from './carts/storage.ts';
 import {
   type ClientCredentials,
   DEFAULT_SIGN_IN_LIMITS,
@@ -289,5 +290,7 @@ async function seedIfEmpty(
   // Imported on demand: the seed module is large and most tests run without it.
   const { seedDemoStore } = await import('./seed.ts');
   seedDemoStore(db, storeId, options.seedOptions);
-  db.prepare('UPDATE stores SET seeded_at = ? WHERE id = ?').run(ctx.timestamp(), storeId);
+  const now = ctx.timestamp();
+  startSeededCartLifetimes(db, storeId, now);
+  db.prepare('UPDATE stores SET seeded_at = ? WHERE id = ?').run(now, storeId);
 }

@@ -232,6 +232,12 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'POST /v2/carts/:cartId/checkout': 'shopper',
   'POST /v2/orders/:orderId/payments': 'shopper',
   'DELETE /v2/carts/:cartId/discounts/:code': 'shopper',
+  // A cart's owner (routes/cart-relationships.ts): a customer associates carts with themself,
+  // an account member with their account; the store's token with any of the store's.
+  'POST /v2/carts/:cartId/relationships/customers': 'customer',
+  'DELETE /v2/carts/:cartId/relationships/customers': 'customer',
+  'POST /v2/carts/:cartId/relationships/accounts': 'account',
+  'DELETE /v2/carts/:cartId/relationships/accounts': 'account',
 
   'GET /v2/orders': 'buyer',
   'GET /v2/orders/:orderId': 'buyer',

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startSeededCartLifetimes } from './carts/storage.ts';
 import { ConfigError, loadServiceConfig } from './config.ts';
 import { openDatabase } from './db.ts';
 import { DEFAULT_SEED_PRODUCTS } from './seed/catalog.ts';
@@ -127,6 +128,7 @@ function main(): number {
         ? {}
         : { bulkNodeProducts: options.bulkNodeProducts }),
     });
+    startSeededCartLifetimes(db, storeId, now);
     // Marks the store as seeded, so the service does not seed it again at start.
     db.prepare('UPDATE stores SET seeded_at = ? WHERE id = ?').run(now, storeId);
     process.stdout.write(

@@ -6,6 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startSeededCartLifetimes } from '../../src/commerce-service/carts/storage.ts';
 import { openDatabase } from '../../src/commerce-service/db.ts';
 import { storeIdForClient } from '../../src/commerce-service/ids.ts';
 import { type SeedSummary, seedDemoStore } from '../../src/commerce-service/seed.ts';
@@ -25,6 +26,8 @@ export async function startSeededService(orders?: number): Promise<SeededService
     ensureStores(db, DEFAULT_TEST_CLIENTS, '2025-01-01T00:00:00.000Z');
     const storeId = storeIdForClient(DEFAULT_TEST_CLIENTS[0]?.id ?? '');
     summary = seedDemoStore(db, storeId, orders === undefined ? {} : { orders });
+    // As `npm run seed` and the service's own seeding do: the demo cart lives from now.
+    startSeededCartLifetimes(db, storeId, new Date().toISOString());
   } finally {
     db.close();
   }

@@ -3,9 +3,16 @@
  * API's. Amounts are integers in minor units of the cart's currency, each with its formatted
  * form (money.ts).
  */
+import { cachedStatement, type Db } from '../db.ts';
 import { type ItemTotals, type MoneyValue, money } from '../money.ts';
 import type { PromotionLine } from '../promotions/engine.ts';
-import { type CartState, type DiscountRow, discountsOn, type ItemRow } from './storage.ts';
+import {
+  type CartState,
+  cartExpiresAt,
+  type DiscountRow,
+  discountsOn,
+  type ItemRow,
+} from './storage.ts';
 import { totalsOf } from './totals.ts';
 
 function displayPrice(
@@ -109,9 +116,15 @@ function presentItem(state: CartState, item: ItemRow, line: ItemTotals | undefin
 }
 
 function cartMeta(state: CartState) {
+  const { cart } = state;
   return {
-    display_price: displayPrice(totalsOf(state), state.cart.currency),
-    timestamps: { created_at: state.cart.created_at, updated_at: state.cart.updated_at },
+    display_price: displayPrice(totalsOf(state), cart.currency),
+    timestamps: {
+      created_at: cart.created_at,
+      updated_at: cart.updated_at,
+      // When the cart goes if nothing changes it (storage.ts, CART_LIFETIME_MS).
+      expires_at: cartExpiresAt(cart),
+    },
   };
 }
 
@@ -147,6 +160,39 @@ export function presentCart(state: CartState) {
       },
     },
   };
+}
+
+interface PromotionDates {
+  id: string;
+  automatic: number;
+  starts_at: string;
+  ends_at: string;
+}
+
+/**
+ * `include=promotions`: each promotion that takes something off the cart now, once, as
+ * production's `included.promotions` shows them (id, name, automatic, source, start and end).
+ */
+export function presentCartPromotions(db: Db, state: CartState) {
+  const seen = new Map(state.promotions.map((line) => [line.promotion.promotionId, line]));
+  if (seen.size === 0) return [];
+  const rows = cachedStatement(
+    db,
+    `SELECT id, automatic, starts_at, ends_at FROM promotions
+      WHERE store_id = ? AND id IN (SELECT value FROM json_each(?))`,
+  ).all(state.cart.store_id, JSON.stringify([...seen.keys()])) as PromotionDates[];
+  const dates = new Map(rows.map((row) => [row.id, row]));
+  return [...seen.values()].map(({ promotion }) => {
+    const row = dates.get(promotion.promotionId);
+    return {
+      id: promotion.promotionId,
+      type: 'promotion',
+      name: promotion.name,
+      automatic: row === undefined ? promotion.code === null : row.automatic === 1,
+      promotion_source: promotion.kind === 'rule' ? 'rule-promotion' : 'promotion',
+      ...(row === undefined ? {} : { start: row.starts_at, end: row.ends_at }),
+    };
+  });
 }
 
 /** Every item of the cart, with the line totals computed once for all of them. */

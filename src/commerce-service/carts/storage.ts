@@ -77,6 +77,52 @@ export interface CartState {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Lifetime
+
+/**
+ * How long a cart lives after its last change: production deletes carts 7 days after they were
+ * last updated (its carts specification; the store setting `cart_expiry_days` that changes it
+ * is not served here). `meta.timestamps.expires_at` says when; from then on the cart is gone:
+ * every request for it answers 404, lists leave it out, and `purgeExpiredCarts` deletes it.
+ */
+export const CART_LIFETIME_MS = 7 * 86_400_000;
+
+/** When `cart` expires unless it changes first: its updated_at plus CART_LIFETIME_MS. */
+export function cartExpiresAt(cart: Pick<CartRow, 'updated_at'>): string {
+  return new Date(Date.parse(cart.updated_at) + CART_LIFETIME_MS).toISOString();
+}
+
+/** The updated_at at or before which a cart has expired at `now` (ms), as a stored timestamp. */
+export function expiryCutoff(now: number): string {
+  return new Date(now - CART_LIFETIME_MS).toISOString();
+}
+
+/**
+ * Deletes the store's carts that expired by `now` (ms), with their items, discounts and codes
+ * (ON DELETE CASCADE); the (store_id, updated_at) index finds them. Returns how many.
+ */
+export function purgeExpiredCarts(db: Db, storeId: string, now: number): number {
+  return Number(
+    cachedStatement(db, 'DELETE FROM carts WHERE store_id = ? AND updated_at <= ?').run(
+      storeId,
+      expiryCutoff(now),
+    ).changes,
+  );
+}
+
+/**
+ * Starts the lifetime of a freshly seeded store's carts at `now` (the seeding): the seed dates
+ * its records in a made-up past, from which its demo cart would be long expired.
+ */
+export function startSeededCartLifetimes(db: Db, storeId: string, now: string): void {
+  db.prepare('UPDATE carts SET updated_at = ? WHERE store_id = ? AND updated_at < ?').run(
+    now,
+    storeId,
+    now,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reads
 
 /**
@@ -89,6 +135,12 @@ export function loadCart(db: Db, storeId: string, cartId: string, now: number): 
     .prepare('SELECT * FROM carts WHERE id = ? AND store_id = ?')
     .get(cartId.toLowerCase(), storeId) as CartRow | undefined;
   if (!cart) throw notFound(`No cart with id ${cartId}.`);
+  if (cart.updated_at <= expiryCutoff(now)) {
+    throw notFound(
+      `Cart ${cart.id} expired at ${cartExpiresAt(cart)}: carts are deleted 7 days after ` +
+        'their last change. Create a new cart.',
+    );
+  }
   const stored = db
     .prepare('SELECT * FROM cart_items WHERE cart_id = ? ORDER BY created_at, id')
     .all(cart.id) as ItemRow[];

@@ -23,6 +23,7 @@ import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, conflict, notFound, unprocessable } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
+import { parseIncludes } from '../includes.ts';
 import { listResources, standardListSpec } from '../listing.ts';
 import {
   checkType,
@@ -46,10 +47,9 @@ function memberIdOf(data: JsonObject): string {
   return value.toLowerCase();
 }
 
+/** `include=account_member` (or `account_members`), in either form parseIncludes reads. */
 function parseInclude(raw: unknown): boolean {
-  if (raw === undefined || raw === '') return false;
-  if (raw === 'account_member' || raw === 'account_members') return true;
-  throw badRequest('Unknown include; the only one allowed is "account_member".', 'include');
+  return parseIncludes(raw, ['account_member'], { account_members: 'account_member' }).size > 0;
 }
 
 function findMembership(

@@ -5,27 +5,33 @@
  * whole item list and totals, as production does, and judges the cart's totals (money bounds)
  * before it writes. Registered by carts.ts, behind its check of who may use the cart.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import {
+  type AddContext,
+  addCustom,
+  addProduct,
+  applyEntries,
+  type ItemError,
+} from '../carts/add-items.ts';
 import { parseCustomItem, parseQuantityUpdate } from '../carts/bodies.ts';
 import { emitCartUpdated } from '../carts/events.ts';
+import { parseItemOptions, parseItemsRequest } from '../carts/item-requests.ts';
 import { presentItems } from '../carts/present.ts';
-import { cartItemData, parseProductItem, priceProductItem } from '../carts/product-items.ts';
+import { cartItemData, parseProductItem } from '../carts/product-items.ts';
 import { priceCatalogLine, unpriceableError } from '../carts/reprice.ts';
 import {
-  addToItem,
   type CartState,
   deleteItems,
   findItem,
   type ItemRow,
-  insertItem,
   loadCart,
   setItemQuantity,
   storeLinePrices,
   touchCart,
 } from '../carts/storage.ts';
 import { judgeCartTotals } from '../carts/totals.ts';
+import type { ResolvedCatalog } from '../catalogs/resolve.ts';
 import type { ServiceContext } from '../context.ts';
-import { newId } from '../ids.ts';
 import { checkStock } from '../inventory/stock.ts';
 import { applyCode, judgeCode, promotionItemCode, removeCode } from '../promotions/cart-codes.ts';
 import type { CartParams } from './carts.ts';
@@ -47,7 +53,7 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
   function writeItems(
     storeId: string,
     cartId: string,
-    write: (state: CartState, now: () => string) => void,
+    write: (state: CartState, now: () => string) => ItemError[] | undefined,
   ) {
     return db.transaction(() => {
       const state = loadCart(db, storeId, cartId, ctx.clock());
@@ -56,13 +62,29 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
         stamp ??= ctx.timestamp();
         return stamp;
       };
-      write(state, now);
+      const errors = write(state, now) ?? [];
       touchCart(db, state.cart.id, now());
       const after = loadCart(db, storeId, state.cart.id, ctx.clock());
       storeLinePrices(db, after);
       emitCartUpdated(db, storeId, state.cart.id, ctx.clock());
-      return presentItems(after);
+      // Production's partial success: what was added, and `errors` for what was not.
+      return errors.length === 0 ? presentItems(after) : { ...presentItems(after), errors };
     })();
+  }
+
+  /** What the add steps (carts/add-items.ts) need of this request. */
+  function addContext(request: FastifyRequest, now: () => string): AddContext {
+    let catalog: ResolvedCatalog | undefined;
+    return {
+      db,
+      request,
+      clock: ctx.clock(),
+      stamp: now,
+      catalog: () => {
+        catalog ??= resolvedCatalog(ctx, request);
+        return catalog;
+      },
+    };
   }
 
   return async (app) => {
@@ -71,6 +93,8 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
     );
 
     app.post<{ Params: CartParams }>('/carts/:cartId/items', async (request, reply) => {
+      // `options` is judged whatever the body adds (it only matters for several items).
+      parseItemOptions(request.body);
       const code = promotionItemCode(request.body);
       if (code !== undefined) {
         const result = writeItems(request.store.id, request.params.cartId, (state, now) => {
@@ -79,85 +103,24 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
         reply.code(201);
         return result;
       }
-      const productData = cartItemData(request.body);
-      if (productData !== undefined) {
-        const input = parseProductItem(productData);
-        const result = writeItems(request.store.id, request.params.cartId, (state, now) => {
-          const { release, ruleId } = resolvedCatalog(ctx, request);
-          const probe = priceProductItem(db, release, input, state.cart.currency, 1, ctx.clock());
-          const existing = state.items.find((i) => i.product_id === probe.product.id);
-          const quantity = (existing?.quantity ?? 0) + input.quantity;
-          // The whole line's price for its new quantity, now: more units can reach a tier, and
-          // a sale that ended since the first add no longer applies to any of them.
-          const priced = priceProductItem(
-            db,
-            release,
-            { id: probe.product.id, quantity },
-            state.cart.currency,
-            quantity,
-            ctx.clock(),
-          );
-          checkStock(db, release.store_id, priced.product.id, quantity);
-          const source = { catalog_id: release.catalog_id, catalog_rule_id: ruleId ?? null };
-          const stamp = now();
-          if (existing !== undefined) {
-            // This add's catalog (the caller's now) prices the line from here on.
-            const line = {
-              ...existing,
-              ...source,
-              quantity,
-              unit_amount: priced.unitAmount,
-              includes_tax: priced.includesTax ? 1 : 0,
-            };
-            const items = state.items.map((i) => (i === existing ? line : i));
-            judgeCartTotals({ ...state, items }, 'data.quantity', 'Adding this item');
-            addToItem(db, line, stamp);
-            return;
-          }
-          const item: ItemRow = {
-            id: newId(),
-            cart_id: state.cart.id,
-            type: 'cart_item',
-            product_id: priced.product.id,
-            ...source,
-            name: priced.product.name,
-            sku: priced.sku,
-            description: priced.product.description ?? '',
-            quantity,
-            unit_amount: priced.unitAmount,
-            includes_tax: priced.includesTax ? 1 : 0,
-            created_at: stamp,
-            updated_at: stamp,
-          };
-          judgeCartTotals(
-            { ...state, items: [...state.items, item] },
-            'data.quantity',
-            'Adding this item',
-          );
-          insertItem(db, request.store.id, item, stamp);
-        });
+      // Several items (`data` an array) or a merge (`cart_items`): carts/add-items.ts.
+      const many = parseItemsRequest(request.body);
+      if (many !== undefined) {
+        // Each line its own timestamp (strictly increasing), so the cart lists them in the
+        // request's order; the cart's own change is stamped after them.
+        const result = writeItems(request.store.id, request.params.cartId, (state) =>
+          applyEntries(addContext(request, ctx.timestamp), { state, items: state.items }, many),
+        );
         reply.code(201);
         return result;
       }
-      const input = parseCustomItem(request.body);
-      const storeId = request.store.id;
-      const result = writeItems(storeId, request.params.cartId, (state, now) => {
-        const created = now();
-        const item: ItemRow = {
-          id: newId(),
-          cart_id: state.cart.id,
-          name: input.name,
-          sku: input.sku,
-          description: input.description,
-          quantity: input.quantity,
-          unit_amount: input.amount,
-          includes_tax: input.includesTax ? 1 : 0,
-          created_at: created,
-          updated_at: created,
-        };
-        const after = { ...state, items: [...state.items, item] };
-        judgeCartTotals(after, 'data.quantity', 'Adding this item');
-        insertItem(db, storeId, item, created);
+      const productData = cartItemData(request.body);
+      const input = productData === undefined ? undefined : parseProductItem(productData);
+      const custom = input === undefined ? parseCustomItem(request.body) : undefined;
+      const result = writeItems(request.store.id, request.params.cartId, (state, now) => {
+        const draft = { state, items: state.items };
+        if (input !== undefined) addProduct(addContext(request, now), draft, input);
+        else if (custom !== undefined) addCustom(addContext(request, now), draft, custom);
       });
       reply.code(201);
       return result;

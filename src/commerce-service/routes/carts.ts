@@ -7,19 +7,34 @@
  * currency.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { mayUseCart } from '../carts/access.ts';
 import { parseCartUpdate, parseNewCart } from '../carts/bodies.ts';
 import { emitCartUpdated } from '../carts/events.ts';
-import { presentAllItems, presentCart, presentCartDiscounts } from '../carts/present.ts';
-import { cartOwner, deleteCart, insertCart, loadCart, updateCart } from '../carts/storage.ts';
+import {
+  presentAllItems,
+  presentCart,
+  presentCartDiscounts,
+  presentCartPromotions,
+} from '../carts/present.ts';
+import {
+  deleteCart,
+  expiryCutoff,
+  insertCart,
+  loadCart,
+  purgeExpiredCarts,
+  updateCart,
+} from '../carts/storage.ts';
 import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
-import { listResources, standardListSpec } from '../listing.ts';
+import { parseIncludes } from '../includes.ts';
+import { listResources, type SqlCondition, standardListSpec } from '../listing.ts';
 import { DEFAULT_CURRENCY } from '../money.ts';
 import { requireData } from '../request-body.ts';
 import { cartDiscountRoutes } from './cart-discounts.ts';
 import { cartItemRoutes } from './cart-items.ts';
+import { cartRelationshipRoutes } from './cart-relationships.ts';
 import { checkoutRoutes } from './checkout.ts';
 
 /** Route parameters of every route under one cart. */
@@ -27,23 +42,10 @@ export interface CartParams {
   cartId: string;
 }
 
-/**
- * Who may use a cart: anyone with its id for a guest cart (as in production); for a customer's
- * cart, a request with that customer's token; for an account's cart, a request with an account
- * token of that account (any of its members); for either, a client_credentials token with no
- * customer or account token (the store acting). Anything else answers 404, as if the cart did
- * not exist.
- */
+/** A cart this request may not use (carts/access.ts) answers 404, as if it did not exist. */
 function checkCartAccess(db: Db, request: FastifyRequest, cartId: string): void {
   if (!isUuid(cartId)) return; // loadCart answers it
-  const owner = cartOwner(db, request.store.id, cartId);
-  if (owner === undefined || (owner.customer_id === null && owner.account_id === null)) return;
-  const allowed = request.customer
-    ? request.customer.id === owner.customer_id
-    : request.accountMember
-      ? request.accountMember.accountId === owner.account_id
-      : request.store.grant === 'client_credentials';
-  if (!allowed) throw notFound(`No cart with id ${cartId}.`);
+  if (!mayUseCart(db, request, cartId)) throw notFound(`No cart with id ${cartId}.`);
 }
 
 /** The carts a request lists: its customer's, its account's, or (the store's token) all. */
@@ -55,18 +57,17 @@ function cartScope(request: FastifyRequest): Record<string, string> {
   return { store_id: request.store.id };
 }
 
-const INCLUDES = ['items', 'custom_discounts'] as const;
+/** What `GET /v2/carts/{id}?include=` takes: production's four (carts/present.ts). */
+const INCLUDES = ['items', 'custom_discounts', 'promotions', 'tax_items'] as const;
 
-function parseInclude(raw: unknown): Set<string> {
-  if (raw === undefined || raw === '') return new Set();
-  if (typeof raw !== 'string') throw badRequest('include must be given once.', 'include');
-  const names = raw.split(',').map((s) => s.trim());
-  for (const name of names) {
-    if (!(INCLUDES as readonly string[]).includes(name)) {
-      throw badRequest(`Unknown include "${name}"; allowed: ${INCLUDES.join(', ')}.`, 'include');
-    }
-  }
-  return new Set(names);
+/** The list condition of carts not yet expired at `now` (storage.ts, CART_LIFETIME_MS). */
+function liveCarts(now: number): SqlCondition {
+  const cutoff = expiryCutoff(now);
+  return {
+    sql: 'updated_at > ?',
+    params: [cutoff],
+    range: { column: 'updated_at', op: '>', value: cutoff },
+  };
 }
 
 const CURRENCY = /^[A-Za-z]{3}$/;
@@ -102,6 +103,8 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
         table: 'carts',
         columns: 'id',
         scope: cartScope(request),
+        // An expired cart is gone (storage.ts), whether or not it has been purged yet.
+        conditions: [liveCarts(ctx.clock())],
         spec: listSpec,
         // Cart-level discounts inline, as items carry theirs: one object per cart, no `included`.
         map: (row: { id: string }) => {
@@ -116,6 +119,9 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
       const currency = parseCurrency(request.headers['x-moltin-currency']);
       const enabled = input.customDiscountsEnabled ?? request.store.settings.customDiscountsEnabled;
       const id = newId();
+      // Creating a cart is when the store's expired carts are deleted: cheap (an index range),
+      // and it bounds what a store keeps to the carts of its last week.
+      purgeExpiredCarts(db, request.store.id, ctx.clock());
       insertCart(
         db,
         {
@@ -138,13 +144,16 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.get<{ Params: CartParams; Querystring: { include?: unknown } }>(
       '/carts/:cartId',
       async (request) => {
-        const include = parseInclude(request.query.include);
+        const include = parseIncludes(request.query.include, INCLUDES);
         const state = loadCart(db, request.store.id, request.params.cartId, ctx.clock());
         if (include.size === 0) return { data: presentCart(state) };
         const included: Record<string, unknown[]> = {};
         if (include.has('items')) included.items = presentAllItems(state);
         if (include.has('custom_discounts'))
           included.custom_discounts = presentCartDiscounts(state);
+        if (include.has('promotions')) included.promotions = presentCartPromotions(db, state);
+        // The service computes no tax (tax is zero everywhere), so a cart has no tax items.
+        if (include.has('tax_items')) included.tax_items = [];
         return { data: presentCart(state), included };
       },
     );
@@ -169,5 +178,6 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(cartDiscountRoutes(ctx, 'cart'));
     await app.register(cartDiscountRoutes(ctx, 'item'));
     await app.register(checkoutRoutes(ctx));
+    await app.register(cartRelationshipRoutes(ctx));
   };
 }

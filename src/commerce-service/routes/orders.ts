@@ -13,8 +13,9 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import { cachedStatement, type Db } from '../db.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
+import { parseIncludes } from '../includes.ts';
 import { listResources, OFFSET_LIMIT, standardListSpec } from '../listing.ts';
 import { money } from '../money.ts';
 
@@ -45,6 +46,8 @@ export interface OrderRow {
 interface OrderItemRow {
   id: string;
   order_id: string;
+  /** The catalog product of a catalog line (migration 0840); null for a custom item's. */
+  product_id: string | null;
   name: string;
   sku: string;
   quantity: number;
@@ -128,6 +131,9 @@ function presentOrderItem(row: OrderItemRow) {
   return {
     type: 'order_item',
     id: row.id,
+    // The catalog product a line was ordered from (what a storefront loads images and links
+    // by); a custom item has none, and shows none, as in the cart.
+    ...(row.product_id == null ? {} : { product_id: row.product_id }),
     name: row.name,
     sku: row.sku,
     quantity: row.quantity,
@@ -348,6 +354,32 @@ function orderItems(db: Db, orderId: string): OrderItemRow[] {
   ) as OrderItemRow[];
 }
 
+/**
+ * The items of a page of orders for `included.items` (one query for the whole page), in the
+ * page's order of orders and each order's item order (by id, as `relationships.items` lists
+ * them).
+ */
+function itemsOfOrders(db: Db, orderIds: readonly string[]): OrderItemRow[] {
+  if (orderIds.length === 0) return [];
+  const rows = cachedStatement(
+    db,
+    `SELECT * FROM order_items WHERE order_id IN (SELECT value FROM json_each(?))
+      ORDER BY order_id, id`,
+  ).all(JSON.stringify(orderIds)) as OrderItemRow[];
+  const byOrder = new Map<string, OrderItemRow[]>();
+  for (const row of rows) {
+    const list = byOrder.get(row.order_id);
+    if (list) list.push(row);
+    else byOrder.set(row.order_id, [row]);
+  }
+  return orderIds.flatMap((id) => byOrder.get(id) ?? []);
+}
+
+/** `include=` of the order routes: `items`, in either form (includes.ts). */
+function includesItems(raw: unknown): boolean {
+  return parseIncludes(raw, ['items']).has('items');
+}
+
 export function orderRoutes(ctx: ServiceContext): FastifyPluginAsync {
   const { db } = ctx;
   // The store's token may ask for one account's orders (eq(account_id,…)), which the
@@ -358,7 +390,8 @@ export function orderRoutes(ctx: ServiceContext): FastifyPluginAsync {
   });
   storePendingOrderDocuments(db);
   return async (app) => {
-    app.get('/orders', async (request, reply) => {
+    app.get<{ Querystring: { include?: unknown } }>('/orders', async (request, reply) => {
+      const withItems = includesItems(request.query.include);
       // One read transaction around the page and any rendering it needs (listResources' own
       // becomes a savepoint), so an order rendered on read is the row the page selected.
       const { data, ...rest } = db.transaction(() => {
@@ -372,7 +405,14 @@ export function orderRoutes(ctx: ServiceContext): FastifyPluginAsync {
           spec,
           map: (row: OrderDocRow) => row,
         });
-        return { ...page, data: documentsOf(db, page.data) };
+        const docs = documentsOf(db, page.data);
+        if (!withItems) return { ...page, data: docs };
+        // Production's `included.items`: every item of every order on the page.
+        const items = itemsOfOrders(
+          db,
+          page.data.map((row) => row.id),
+        ).map(presentOrderItem);
+        return { ...page, data: docs, included: { items } };
       })();
       reply.type(JSON_CONTENT_TYPE);
       return listBody(data, rest);
@@ -381,16 +421,12 @@ export function orderRoutes(ctx: ServiceContext): FastifyPluginAsync {
     app.get<{ Params: { orderId: string }; Querystring: { include?: unknown } }>(
       '/orders/:orderId',
       async (request, reply) => {
-        const include = request.query.include;
-        if (include !== undefined && include !== '' && include !== 'items') {
-          throw badRequest('Unknown include; the only one allowed is "items".', 'include');
-        }
+        const withItems = includesItems(request.query.include);
         const body = db.transaction(() => {
           const row = findOrder(db, request, request.params.orderId);
-          const rest =
-            include === 'items'
-              ? `,"included":${JSON.stringify({ items: orderItems(db, row.id).map(presentOrderItem) })}}`
-              : '}';
+          const rest = withItems
+            ? `,"included":${JSON.stringify({ items: orderItems(db, row.id).map(presentOrderItem) })}}`
+            : '}';
           return Buffer.concat([ONE_START, documentOf(db, row), Buffer.from(rest)]);
         })();
         reply.type(JSON_CONTENT_TYPE);

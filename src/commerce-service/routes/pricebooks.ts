@@ -7,8 +7,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
-import { badRequest } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { parseIncludes } from '../includes.ts';
 import { creationOrderListSpec, listResources } from '../listing.ts';
 import { type PricebookInput, parsePricebook, parseReplicate } from '../pricebooks/bodies.ts';
 import {
@@ -36,12 +36,9 @@ function insertPricebook(db: Db, row: PricebookRow): void {
   ).run(row);
 }
 
-/** `include=prices`, or nothing; anything else is a 400. */
+/** `include=prices`, or nothing (either form parseIncludes reads); anything else is a 400. */
 function includesPrices(request: FastifyRequest): boolean {
-  const include = (request.query as Record<string, unknown>).include;
-  if (include === undefined || include === '') return false;
-  if (include === 'prices') return true;
-  throw badRequest('include may only be "prices" here.', 'include');
+  return parseIncludes((request.query as Record<string, unknown>).include, ['prices']).size > 0;
 }
 
 /**
