@@ -53,6 +53,7 @@ import { promotionCodeRoutes } from './routes/promotion-codes.ts';
 import { promotionRoutes } from './routes/promotions.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { shopperCatalogRoutes } from './routes/shopper-catalog.ts';
+import { searchRoutes } from './search/routes.ts';
 import { stockTransactionRoutes } from './routes/stock-transactions.ts';
 import { userAuthenticationInfoRoutes } from './routes/user-authentication-info.ts';
 import { checkScope, needsScope, scopeOf } from './scopes.ts';
@@ -141,8 +142,9 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     pcmNodeProductRoutes,
   ],
   // Catalogs, releases and rules (/catalogs, with /pcm/catalogs as older docs call them) and
-  // the shopper catalog (/catalog): the modules declare their full paths.
-  '': [catalogRoutes, catalogRuleRoutes, shopperCatalogRoutes],
+  // the shopper catalog (/catalog) and Catalog Search (/catalog/search, a release's search):
+  // the modules declare their full paths.
+  '': [catalogRoutes, catalogRuleRoutes, shopperCatalogRoutes, searchRoutes],
 };
 
 export async function createCommerceService(
