@@ -1373,7 +1373,8 @@ export const migrations: Migration[] = [
       CREATE INDEX integration_jobs_due_integration
         ON integration_jobs (integration_id, next_attempt_at) WHERE status = 'pending';
     `,
-  },  {
+  },
+  {
     // Catalog Search (search/): the index of a release of a search-enabled catalog, built when
     // it is published and gone with it. search_indexes holds the release's columns for
     // filters, facets and sorts (one JSON document, loaded once per release) and the range of
