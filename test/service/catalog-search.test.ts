@@ -329,3 +329,28 @@ describe('bad parameters: a 400 naming each', () => {
     expect(errorOf(limit).source).toBe('page[limit]');
   });
 });
+
+// Last: it moves the service's clock a month on (and tokens expire on the way).
+describe('the price of the moment', () => {
+  it('filters and sorts by the price of the moment: a scheduled sale starts and ends on time', async () => {
+    const peeler = async () =>
+      (await search({ filter_by: 'price.USD.amount:<=600', sort_by: 'price.USD.amount:asc' })).body;
+    const before = now;
+    // Tokens live an hour: each moment gets its own.
+    const at = async (time: number) => {
+      now = time;
+      implicit = await service.token('alpha', 'implicit');
+    };
+    try {
+      expect((await peeler()).found).toBe(0);
+      await at(Date.parse('2026-06-01T00:00:00.000Z'));
+      const during = await peeler();
+      expect(names(during)).toEqual(['Apple Peeler']);
+      expect(during.hits[0].document.meta.display_price.with_tax.amount).toBe(600);
+      await at(Date.parse('2026-06-02T00:00:00.000Z'));
+      expect((await peeler()).found).toBe(0);
+    } finally {
+      await at(before);
+    }
+  });
+});

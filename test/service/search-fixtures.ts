@@ -2,7 +2,8 @@
  * A store for the Catalog Search suites, built over HTTP: a "Store" hierarchy (Kitchen >
  * Cookware, Garden) and a "Brands" one (Acme), products whose words exercise stemming,
  * prefixes, typos and relevance, 30 mugs for paging and facets past a page, custom
- * (extension) fields, one price book in USD (a sale on the pan) and EUR, and a search-enabled
+ * (extension) fields, one price book in USD (a sale on the pan, a scheduled one on the peeler)
+ * and EUR, and a search-enabled
  * catalog of both hierarchies. Products are created one clock tick apart, so created_at
  * orders them.
  */
@@ -34,6 +35,8 @@ interface ProductSpec {
   extensions?: Record<string, Record<string, unknown>>;
   nodes: ('kitchen' | 'cookware' | 'garden' | 'acme')[];
   sale?: number;
+  /** The sale's schedule (none: always on). */
+  saleSchedule?: { valid_from: string; valid_to: string };
 }
 
 export const PRODUCTS: ProductSpec[] = [
@@ -92,6 +95,8 @@ export const PRODUCTS: ProductSpec[] = [
     description: 'Peels apples quickly.',
     usd: 1200,
     nodes: ['kitchen'],
+    sale: 600,
+    saleSchedule: { valid_from: '2026-06-01T00:00:00.000Z', valid_to: '2026-06-02T00:00:00.000Z' },
   },
 ];
 
@@ -132,7 +137,7 @@ export async function buildSearchFixture(
   const acme = await node(brands, 'Acme');
   const nodes = { kitchen, cookware, garden, acme };
   const book = (await p('/pcm/pricebooks', 'pricebook', { name: 'Retail' })).id as string;
-  const price = (sku: string, usd: number, sale?: number) =>
+  const price = (sku: string, usd: number, sale?: number, schedule?: Record<string, string>) =>
     p(`/pcm/pricebooks/${book}/prices`, 'product-price', {
       sku,
       currencies: {
@@ -141,7 +146,14 @@ export async function buildSearchFixture(
       },
       ...(sale === undefined
         ? {}
-        : { sales: { summer: { currencies: { USD: { amount: sale, includes_tax: false } } } } }),
+        : {
+            sales: {
+              summer: {
+                currencies: { USD: { amount: sale, includes_tax: false } },
+                ...(schedule === undefined ? {} : { schedule }),
+              },
+            },
+          }),
     });
   const products: Record<string, string> = {};
   const links = new Map<string, string[]>();
@@ -161,7 +173,7 @@ export async function buildSearchFixture(
     ).id as string;
     products[spec.key] = id;
     for (const n of spec.nodes) links.set(n, [...(links.get(n) ?? []), id]);
-    await price(spec.sku, spec.usd, spec.sale);
+    await price(spec.sku, spec.usd, spec.sale, spec.saleSchedule);
   }
   const mugs: string[] = [];
   for (let i = 1; i <= MUGS; i++) {

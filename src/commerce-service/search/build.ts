@@ -12,6 +12,7 @@ import type { CatalogRow, ReleaseRow } from '../catalogs/records.ts';
 import type { ReleaseProductRow } from '../catalogs/views.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { documentFields, type TreeNames } from './fields.ts';
+import { rememberBuiltIndex } from './release-index.ts';
 
 /** A string field's values, CSR-encoded: doc i has refs[offsets[i] .. offsets[i+1]). */
 export interface StoredStringColumn {
@@ -160,5 +161,6 @@ export function indexRelease(db: Db, catalog: CatalogRow, release: ReleaseRow): 
     duration,
     release.published_at,
   );
+  rememberBuiltIndex(db, release.id, next, columns);
   return duration;
 }

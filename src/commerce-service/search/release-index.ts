@@ -42,6 +42,10 @@ interface Prices {
   /** Docs whose price has sales (their amount depends on the moment). */
   onSale: number[];
   base: Map<string, Float64Array>;
+  /** Every sale schedule's start and end (ms), sorted: between two, no sale starts or ends. */
+  boundaries: number[];
+  /** Amounts with the sales of a moment, per currency, valid for [from, until). */
+  current: Map<string, { amounts: Float64Array; from: number; until: number }>;
 }
 
 /** How many releases' indexes a database keeps in memory. */
@@ -71,14 +75,26 @@ function loadPrices(db: Db, releaseId: string, skus: (string | null)[]): Prices 
   }
   const records = skus.map((sku) => (sku === null ? undefined : bySku.get(sku)));
   const onSale: number[] = [];
+  const boundaries = new Set<number>();
   records.forEach((record, i) => {
-    if (record?.sales != null && Object.keys(record.sales).length > 0) onSale.push(i);
+    if (record?.sales == null || Object.keys(record.sales).length === 0) return;
+    onSale.push(i);
+    for (const sale of Object.values(record.sales)) {
+      for (const at of [sale.schedule?.valid_from, sale.schedule?.valid_to]) {
+        if (typeof at === 'string') boundaries.add(Date.parse(at));
+      }
+    }
   });
-  return { records, onSale, base: new Map() };
+  return {
+    records,
+    onSale,
+    base: new Map(),
+    boundaries: [...boundaries].sort((a, b) => a - b),
+    current: new Map(),
+  };
 }
 
-function load(db: Db, releaseId: string, firstDocid: number, text: string): ReleaseIndex {
-  const stored = JSON.parse(text) as StoredColumns;
+function load(db: Db, releaseId: string, firstDocid: number, stored: StoredColumns): ReleaseIndex {
   const strings = new Map<string, StringColumn>();
   for (const [name, column] of Object.entries(stored.strings)) {
     strings.set(name, {
@@ -120,28 +136,28 @@ export function releaseIndex(db: Db, releaseId: string): ReleaseIndex | undefine
     db,
     'SELECT first_docid FROM search_indexes WHERE release_id = ?',
   ).get(releaseId) as { first_docid: number } | undefined;
+  const cache = caches.get(db);
+  const cached = cache?.get(releaseId);
+  if (row === undefined) {
+    cache?.delete(releaseId);
+    return undefined;
+  }
+  if (cached !== undefined && cached.firstDocid === row.first_docid) return remember(db, cached);
+  const text = cachedStatement(db, 'SELECT columns FROM search_indexes WHERE release_id = ?')
+    .pluck()
+    .get(releaseId) as string;
+  return remember(db, load(db, releaseId, row.first_docid, JSON.parse(text) as StoredColumns));
+}
+
+/** Keeps the index, most recently used last, and at most KEPT of them. */
+function remember(db: Db, index: ReleaseIndex): ReleaseIndex {
   let cache = caches.get(db);
   if (cache === undefined) {
     cache = new Map();
     caches.set(db, cache);
   }
-  const cached = cache.get(releaseId);
-  if (row === undefined) {
-    cache.delete(releaseId);
-    return undefined;
-  }
-  if (cached !== undefined && cached.firstDocid === row.first_docid) {
-    // Most recently used last.
-    cache.delete(releaseId);
-    cache.set(releaseId, cached);
-    return cached;
-  }
-  const text = cachedStatement(db, 'SELECT columns FROM search_indexes WHERE release_id = ?')
-    .pluck()
-    .get(releaseId) as string;
-  const index = load(db, releaseId, row.first_docid, text);
-  cache.delete(releaseId);
-  cache.set(releaseId, index);
+  cache.delete(index.releaseId);
+  cache.set(index.releaseId, index);
   while (cache.size > KEPT) {
     const oldest = cache.keys().next().value;
     if (oldest === undefined) break;
@@ -151,9 +167,38 @@ export function releaseIndex(db: Db, releaseId: string): ReleaseIndex | undefine
 }
 
 /**
+ * Keeps the index a publish just built (build.ts, inside its transaction), so the release's
+ * first search does not parse it again. Should the publish roll back, the index row is not
+ * there and releaseIndex forgets it.
+ */
+export function rememberBuiltIndex(
+  db: Db,
+  releaseId: string,
+  firstDocid: number,
+  columns: StoredColumns,
+): void {
+  remember(db, load(db, releaseId, firstDocid, columns));
+}
+
+/** The window of sale boundaries around `now`: [last boundary ≤ now, next boundary > now). */
+function windowAt(boundaries: number[], now: number): { from: number; until: number } {
+  let low = 0;
+  let high = boundaries.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((boundaries[mid] as number) <= now) low = mid + 1;
+    else high = mid;
+  }
+  return {
+    from: low === 0 ? Number.NEGATIVE_INFINITY : (boundaries[low - 1] as number),
+    until: low === boundaries.length ? Number.POSITIVE_INFINITY : (boundaries[low] as number),
+  };
+}
+
+/**
  * Each doc's amount in `currency` (minor units; NaN when it has no price in it) at `now`, the
- * sale of the moment applied. The list amounts are kept per currency; only docs on sale are
- * priced again per call.
+ * sale of the moment applied (as priceInCurrency decides it). The list amounts are kept per
+ * currency, and the amounts with sales for as long as no sale starts or ends.
  */
 export function amountsIn(index: ReleaseIndex, currency: string, now: number): Float64Array {
   const { prices } = index;
@@ -167,6 +212,8 @@ export function amountsIn(index: ReleaseIndex, currency: string, now: number): F
     prices.base.set(currency, base);
   }
   if (prices.onSale.length === 0) return base;
+  const cached = prices.current.get(currency);
+  if (cached !== undefined && cached.from <= now && now < cached.until) return cached.amounts;
   const amounts = base.slice();
   for (const i of prices.onSale) {
     const record = prices.records[i];
@@ -174,6 +221,7 @@ export function amountsIn(index: ReleaseIndex, currency: string, now: number): F
     const resolved = priceInCurrency(record, currency, now);
     amounts[i] = resolved === undefined ? Number.NaN : resolved.amount;
   }
+  prices.current.set(currency, { amounts, ...windowAt(prices.boundaries, now) });
   return amounts;
 }
 
