@@ -36,27 +36,35 @@ export interface TextMatches {
 
 const quote = (word: string) => `"${word.replaceAll('"', '""')}"`;
 
-function run(
+/** The release's docs matching `expression` in search_text, with relevance (higher first). */
+function scored(db: Db, expression: string, index: ReleaseIndex): Map<number, number> {
+  const rows = cachedStatement(
+    db,
+    `SELECT rowid AS docid, -bm25(search_text, 10.0, 2.0, 6.0, 4.0, 3.0) AS score
+     FROM search_text WHERE search_text MATCH ? AND rowid >= ? AND rowid < ?`,
+  ).all(expression, index.firstDocid, index.firstDocid + index.size) as {
+    docid: number;
+    score: number;
+  }[];
+  const found = new Map<number, number>();
+  for (const row of rows) found.set(row.docid - index.firstDocid, row.score);
+  return found;
+}
+
+/** The release's docs matching `expression` in `table`, as doc numbers (no relevance). */
+function matching(
   db: Db,
   table: 'search_text' | 'search_prefix',
   expression: string,
   index: ReleaseIndex,
-  scored: boolean,
-): Map<number, number> {
-  const sql =
-    table === 'search_text'
-      ? `SELECT rowid AS docid, ${scored ? '-bm25(search_text, 10.0, 2.0, 6.0, 4.0, 3.0)' : '0'} AS score
-         FROM search_text WHERE search_text MATCH ? AND rowid >= ? AND rowid < ?`
-      : `SELECT rowid AS docid, 0 AS score FROM search_prefix
-         WHERE search_prefix MATCH ? AND rowid >= ? AND rowid < ?`;
-  const rows = cachedStatement(db, sql).all(
-    expression,
-    index.firstDocid,
-    index.firstDocid + index.size,
-  ) as { docid: number; score: number }[];
-  const found = new Map<number, number>();
-  for (const row of rows) found.set(row.docid - index.firstDocid, row.score);
-  return found;
+): number[] {
+  const rowids = cachedStatement(
+    db,
+    `SELECT rowid FROM ${table} WHERE ${table} MATCH ? AND rowid >= ? AND rowid < ?`,
+  )
+    .pluck()
+    .all(expression, index.firstDocid, index.firstDocid + index.size) as number[];
+  return rowids.map((rowid) => rowid - index.firstDocid);
 }
 
 function damerau(a: string, b: string, limit: number): number {
@@ -110,17 +118,19 @@ function nearWords(db: Db, word: string): string[] {
 export function matchText(db: Db, index: ReleaseIndex, words: readonly string[]): TextMatches {
   const last = words[words.length - 1] as string;
   const before = words.slice(0, -1).map(quote);
-  // Whole words, stemmed; the last one also as a stemmed prefix.
-  const whole = [...before, `(${quote(last)} OR ${quote(last)}*)`].join(' AND ');
-  const scores = run(db, 'search_text', whole, index, true);
-  // The last word as typed, as a prefix of any word; the others as above.
-  const typed = run(db, 'search_prefix', `${quote(last)}*`, index, false);
-  if (typed.size > 0) {
+  // Whole words, stemmed, scored.
+  const scores = scored(db, [...before, quote(last)].join(' AND '), index);
+  // The last word as typed, as the prefix of any word (unstemmed), the others as above: these
+  // rank below every whole-word match.
+  const typed = matching(db, 'search_prefix', `${quote(last)}*`, index);
+  if (typed.length > 0) {
     const rest =
-      before.length > 0 ? run(db, 'search_text', before.join(' AND '), index, false) : undefined;
+      before.length > 0
+        ? new Set(matching(db, 'search_text', before.join(' AND '), index))
+        : undefined;
     let floor = 0;
     for (const s of scores.values()) floor = Math.min(floor, s);
-    for (const doc of typed.keys()) {
+    for (const doc of typed) {
       if (scores.has(doc) || (rest !== undefined && !rest.has(doc))) continue;
       scores.set(doc, floor - 1);
     }
@@ -139,5 +149,5 @@ export function matchText(db: Db, index: ReleaseIndex, words: readonly string[])
     return `(${[word, ...near].map(quote).join(' OR ')})`;
   });
   if (!corrected) return { scores, corrected };
-  return { scores: run(db, 'search_text', widened.join(' AND '), index, true), corrected };
+  return { scores: scored(db, widened.join(' AND '), index), corrected };
 }
