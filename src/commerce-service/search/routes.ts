@@ -30,7 +30,15 @@ import {
 } from './params.ts';
 import { type ReleaseIndex, releaseIndex } from './release-index.ts';
 
+/** Searches one multi-search may hold. */
 export const MAX_SEARCHES = 10;
+/** Where the shopper search is served: the SDK's path and the specification's. */
+export const SHOPPER_SEARCH_BASES = ['/catalog', '/pcm/catalog'] as const;
+/** Where a release's search is served (the store's token). */
+export const RELEASE_SEARCH_BASES = [
+  '/catalogs/:catalogId/releases/:releaseId',
+  '/pcm/catalogs/:catalogId/releases/:releaseId',
+] as const;
 const PROFILE = 'SYSTEMS_DEFAULT_PROFILE';
 
 const bad = (source: string, detail: string, title?: string) =>
@@ -318,11 +326,3 @@ export function searchRoutes(ctx: ServiceContext): FastifyPluginAsync {
     }
   };
 }
-
-/** Where the shopper search is served: the SDK's path and the specification's. */
-export const SHOPPER_SEARCH_BASES = ['/catalog', '/pcm/catalog'] as const;
-/** Where a release's search is served (the store's token). */
-export const RELEASE_SEARCH_BASES = [
-  '/catalogs/:catalogId/releases/:releaseId',
-  '/pcm/catalogs/:catalogId/releases/:releaseId',
-] as const;
