@@ -21,6 +21,7 @@ const BENCHES = [
   'peers',
   'deep-paging',
   'faults',
+  'search',
 ] as const;
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -60,6 +60,7 @@ import { shopperCatalogRoutes } from './routes/shopper-catalog.ts';
 import { stockTransactionRoutes } from './routes/stock-transactions.ts';
 import { userAuthenticationInfoRoutes } from './routes/user-authentication-info.ts';
 import { checkScope, needsScope, scopeOf } from './scopes.ts';
+import { searchRoutes } from './search/routes.ts';
 import { createSignInLimiter } from './sign-in-limits.ts';
 import { ensureStores, type StoreContext } from './stores.ts';
 import { type Clock, createTimestamper, systemClock } from './time.ts';
@@ -151,8 +152,9 @@ const authenticatedRoutes: Record<string, RouteModule[]> = {
     pcmNodeProductRoutes,
   ],
   // Catalogs, releases and rules (/catalogs, with /pcm/catalogs as older docs call them) and
-  // the shopper catalog (/catalog): the modules declare their full paths.
-  '': [catalogRoutes, catalogRuleRoutes, shopperCatalogRoutes],
+  // the shopper catalog (/catalog) and Catalog Search (/catalog/search, a release's search):
+  // the modules declare their full paths.
+  '': [catalogRoutes, catalogRuleRoutes, shopperCatalogRoutes, searchRoutes],
 };
 
 export async function createCommerceService(

@@ -1454,4 +1454,46 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    // Catalog Search (search/): the index of a release of a search-enabled catalog, built when
+    // it is published and gone with it. search_indexes holds the release's columns for
+    // filters, facets and sorts (one JSON document, loaded once per release) and the range of
+    // docids its products have in the two full-text tables: search_text stems (porter) for
+    // whole words, search_prefix does not, for the word being typed (its vocabulary,
+    // search_words, is where typo tolerance looks for near words). Both are contentless;
+    // contentless_delete lets the release's rows go when the index row goes (trigger).
+    id: '0900-catalog-search',
+    sql: `
+      CREATE TABLE search_indexes (
+        release_id TEXT PRIMARY KEY REFERENCES catalog_releases(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        catalog_id TEXT NOT NULL,
+        -- The release's products are docids first_docid .. first_docid + documents - 1.
+        first_docid INTEGER NOT NULL,
+        documents INTEGER NOT NULL,
+        -- JSON: the columns (search/build.ts).
+        columns TEXT NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        built_at TEXT NOT NULL
+      );
+      CREATE INDEX search_indexes_docids ON search_indexes (first_docid);
+      CREATE VIRTUAL TABLE search_text USING fts5(
+        name, description, sku, slug, custom,
+        content='', contentless_delete=1,
+        tokenize='porter unicode61 remove_diacritics 2', prefix='2 3'
+      );
+      CREATE VIRTUAL TABLE search_prefix USING fts5(
+        words,
+        content='', contentless_delete=1,
+        tokenize='unicode61 remove_diacritics 2', prefix='1 2 3 4'
+      );
+      CREATE VIRTUAL TABLE search_words USING fts5vocab(search_prefix, 'row');
+      CREATE TRIGGER search_indexes_gone AFTER DELETE ON search_indexes BEGIN
+        DELETE FROM search_text
+          WHERE rowid >= old.first_docid AND rowid < old.first_docid + old.documents;
+        DELETE FROM search_prefix
+          WHERE rowid >= old.first_docid AND rowid < old.first_docid + old.documents;
+      END;
+    `,
+  },
 ];

@@ -356,6 +356,21 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   ...Object.fromEntries(CATALOG_TREE.map((path) => [`GET /catalog${path}`, 'shopper' as const])),
   // The same tree of a named release: the store's (a shopper reads the catalog rules give it).
   ...Object.fromEntries(RELEASE_TREE_ROUTES.map((route) => [route, 'store' as const])),
+
+  // Catalog Search: a shopper searches the catalog the rules give it (a multi-search is a POST
+  // that only reads); a named release's search is the store's, as its tree is.
+  ...Object.fromEntries(
+    ['/catalog', '/pcm/catalog'].flatMap((base): [string, RouteScope][] => [
+      [`GET ${base}/search`, 'shopper'],
+      [`POST ${base}/multi-search`, 'shopper'],
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['/catalogs', '/pcm/catalogs'].flatMap((base): [string, RouteScope][] => [
+      [`GET ${base}/:catalogId/releases/:releaseId/search`, 'store'],
+      [`POST ${base}/:catalogId/releases/:releaseId/multi-search`, 'store'],
+    ]),
+  ),
 };
 
 /** Routes under these prefixes are behind the tokens, and each needs a scope here. */

@@ -1611,3 +1611,203 @@ describe('forwarded header values a client library would refuse to send', () => 
     expect((await fetch(`${stack.gatewayBase}/healthz`)).status).toBe(200);
   });
 });
+
+/**
+ * The service's Catalog Search, called directly (the gateway does not expose it): hostile
+ * query strings and multi-search bodies over a search-enabled catalog. Every answer is a 4xx
+ * with one JSON:API error naming what was wrong in at most 1,001 characters; never a 5xx; query
+ * text that looks like FTS5 or SQL syntax is searched for as words; the search still answers
+ * afterwards.
+ */
+describe('the service’s catalog search, judged at the service', () => {
+  it('answers every hostile search with a 4xx naming the parameter, never a 5xx', async () => {
+    const admin = await stack.token();
+    const hierarchy = (
+      await stack.rest(admin, 'POST', '/pcm/hierarchies', {
+        data: { type: 'hierarchy', attributes: { name: 'Search corpus' } },
+      })
+    ).data.id;
+    const node = (
+      await stack.rest(admin, 'POST', `/pcm/hierarchies/${hierarchy}/nodes`, {
+        data: { type: 'node', attributes: { name: 'Shelf' } },
+      })
+    ).data.id;
+    const product = (
+      await stack.rest(admin, 'POST', '/pcm/products', {
+        data: {
+          type: 'product',
+          attributes: {
+            name: 'Corpus lamp',
+            sku: 'CORPUS-LAMP',
+            commodity_type: 'physical',
+            status: 'live',
+            extensions: { 'products(specs)': { weight: 3, colour: 'red' } },
+          },
+        },
+      })
+    ).data.id;
+    await stack.rest(
+      admin,
+      'POST',
+      `/pcm/hierarchies/${hierarchy}/nodes/${node}/relationships/products`,
+      {
+        data: [{ type: 'product', id: product }],
+      },
+    );
+    const catalog = (
+      await stack.rest(admin, 'POST', '/catalogs', {
+        data: {
+          type: 'catalog',
+          attributes: { name: 'Search corpus', hierarchy_ids: [hierarchy], enable_search: true },
+        },
+      })
+    ).data.id;
+    const release = (await stack.rest(admin, 'POST', `/catalogs/${catalog}/releases`)).data.id;
+
+    const long = (n: number, s = 'a') => s.repeat(n);
+    const deep = `${'('.repeat(40)}name:=a${')'.repeat(40)}`;
+    const get: [string, Record<string, string>][] = [
+      ['q of 10,000 characters', { q: long(10_000) }],
+      ['q of 513 characters', { q: long(513) }],
+      ['filter_by of 5,000 characters', { filter_by: `name:=${long(5_000)}` }],
+      ['filter_by nested 40 deep', { filter_by: deep }],
+      ['filter_by with 65 conditions', { filter_by: Array(65).fill('name:=a').join(' && ') }],
+      ['filter_by list of 101 values', { filter_by: `name:=[${Array(101).fill('a').join(',')}]` }],
+      ['filter_by without a colon', { filter_by: 'name' }],
+      ['filter_by without a value', { filter_by: 'name:=' }],
+      ['filter_by with an open backtick', { filter_by: 'name:=`a' }],
+      ['filter_by with an open bracket', { filter_by: 'name:=[a' }],
+      ['filter_by with a stray parenthesis', { filter_by: 'name:=a)' }],
+      ['filter_by of && alone', { filter_by: '&&' }],
+      ['filter_by on an unknown field', { filter_by: 'nope:=1' }],
+      ['filter_by SQL in a field name', { filter_by: "name'); DROP TABLE x;--:=1" }],
+      ['filter_by a range on text', { filter_by: 'name:=[1..9]' }],
+      ['filter_by text against a number', { filter_by: 'price.USD.amount:>=cheap' }],
+      ['filter_by NaN against a number', { filter_by: 'created_at:>NaN' }],
+      ['filter_by a huge number', { filter_by: `price.USD.amount:>${long(400, '9')}` }],
+      ['filter_by a range on ids', { filter_by: 'id:=[1..2]' }],
+      ['filter_by compare on text', { filter_by: 'name:>a' }],
+      ['filter_by on relevance', { filter_by: '_text_match:>1' }],
+      ['facet_by an unknown field', { facet_by: 'nope' }],
+      ['facet_by eleven fields', { facet_by: 'a,b,c,d,e,f,g,h,i,j,k' }],
+      ['facet_by on id', { facet_by: 'id' }],
+      ['facet_by a field name with a space', { facet_by: 'attributes name' }],
+      ['facet_query on a field not faceted', { facet_query: 'name:a' }],
+      ['max_facet_values 0', { max_facet_values: '0' }],
+      ['max_facet_values 1e9', { max_facet_values: '1000000000' }],
+      ['sort_by without direction', { sort_by: 'name' }],
+      ['sort_by sideways', { sort_by: 'name:sideways' }],
+      ['sort_by four fields', { sort_by: 'name:asc,name:asc,name:asc,name:asc' }],
+      ['sort_by an unknown field', { sort_by: 'nope:asc' }],
+      ['sort_by id', { sort_by: 'id:asc' }],
+      ['per_page -1', { per_page: '-1' }],
+      ['per_page 101', { per_page: '101' }],
+      ['per_page 1e3', { per_page: '1e3' }],
+      ['per_page 2^53', { per_page: '9007199254740993' }],
+      ['page 0', { page: '0' }],
+      ['page 1.5', { page: '1.5' }],
+      ['page past result 10,000', { page: '10001', per_page: '100' }],
+      ['type unknown', { type: 'products' }],
+      [
+        'highlight_full_fields of eleven fields',
+        { highlight_full_fields: 'a,b,c,d,e,f,g,h,i,j,k' },
+      ],
+      ['search_profile unknown', { search_profile: 'clothing' }],
+      ['search_profile with a slash', { search_profile: '../x' }],
+      ['include unknown', { include: 'secrets' }],
+      ['X-Moltin-Currency not a code', { currency: 'DOLLARS' }],
+    ];
+    const failures: string[] = [];
+    const judge = async (what: string, response: Response) => {
+      const text = await response.text();
+      let detail = '';
+      try {
+        const errors = JSON.parse(text).errors;
+        if (!Array.isArray(errors) || errors.length !== 1) throw new Error('not one error');
+        detail = String(errors[0].detail);
+        if (typeof errors[0].title !== 'string') throw new Error('no title');
+      } catch (error) {
+        failures.push(`${what}: ${response.status} ${text.slice(0, 200)} (${error})`);
+        return;
+      }
+      if (response.status < 400 || response.status >= 500 || detail.length > 1_001) {
+        failures.push(`${what}: ${response.status} ${detail.slice(0, 200)}`);
+      }
+    };
+    for (const base of ['/catalog/search', `/catalogs/${catalog}/releases/${release}/search`]) {
+      for (const [what, query] of get) {
+        const { currency, ...params } = query;
+        const response = await fetch(`${stack.serviceUrl}${base}?${new URLSearchParams(params)}`, {
+          headers: {
+            authorization: `Bearer ${admin}`,
+            ...(currency === undefined ? {} : { 'x-moltin-currency': currency }),
+          },
+        });
+        await judge(`GET ${base} ${what}`, response);
+      }
+    }
+    const bodies: [string, string][] = [
+      ['no body', ''],
+      ['not JSON', '{searches'],
+      ['an array', '[]'],
+      ['searches missing', '{}'],
+      ['searches an object', '{"searches":{}}'],
+      ['searches empty', '{"searches":[]}'],
+      ['eleven searches', JSON.stringify({ searches: Array(11).fill({ q: 'a' }) })],
+      ['a search that is a string', '{"searches":["q=a"]}'],
+      ['a search that is null', '{"searches":[null]}'],
+      ['q a number', '{"searches":[{"q":1}]}'],
+      ['q an object', '{"searches":[{"q":{"$ne":1}}]}'],
+      ['per_page a string of words', '{"searches":[{"per_page":"ten"}]}'],
+      ['per_page a float', '{"searches":[{"per_page":2.5}]}'],
+      ['page negative', '{"searches":[{"page":-1}]}'],
+      ['filter_by an array', '{"searches":[{"filter_by":["a"]}]}'],
+      ['a bad second search', '{"searches":[{"q":"a"},{"sort_by":"x"}]}'],
+      ['__proto__ in a search', '{"searches":[{"__proto__":{"q":1},"q":"a","per_page":500}]}'],
+    ];
+    for (const [what, body] of bodies) {
+      const response = await fetch(`${stack.serviceUrl}/catalog/multi-search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body,
+      });
+      await judge(`POST multi-search ${what}`, response);
+    }
+    for (const query of [
+      'page[limit]=0',
+      'page[limit]=x',
+      'page[offset]=10001',
+      'page[offset]=-1',
+    ]) {
+      const response = await fetch(`${stack.serviceUrl}/catalog/multi-search?${query}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: '{"searches":[{"q":"a"}]}',
+      });
+      await judge(`POST multi-search ?${query}`, response);
+    }
+    // Query text is words to the engine, never its syntax: these are searches, not errors.
+    for (const q of [
+      '"a" NEAR(b c) OR name:* AND -x ^y {z}',
+      '""""',
+      'a\u0000b\u0001\u007f',
+      '👩‍👩‍👧 é',
+      "lamp'); DROP TABLE search_text;--",
+    ]) {
+      const response = await fetch(
+        `${stack.serviceUrl}/catalog/search?${new URLSearchParams({ q })}`,
+        {
+          headers: { authorization: `Bearer ${admin}` },
+        },
+      );
+      if (response.status !== 200) failures.push(`q ${JSON.stringify(q)}: ${response.status}`);
+    }
+    expect(failures).toEqual([]);
+    // Still searching.
+    const after = await fetch(`${stack.serviceUrl}/catalog/search?q=lamp`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(after.status).toBe(200);
+    expect(((await after.json()) as { found: number }).found).toBe(1);
+  });
+});

@@ -314,6 +314,16 @@ const TABLE: Record<string, Case[]> = {
     ]),
   ),
   '/catalog': [{ expect: ANYONE }],
+  // Catalog Search: the shopper's search is anyone's (the catalog the rules give them); a named
+  // release's search is the store's, as its tree is.
+  '/catalog/search': [{ expect: ANYONE }],
+  '/pcm/catalog/search': [{ expect: ANYONE }],
+  '/catalogs/:catalogId/releases/:releaseId/search': [
+    { params: { catalogId: 'catalog', releaseId: 'release' }, expect: STORE },
+  ],
+  '/pcm/catalogs/:catalogId/releases/:releaseId/search': [
+    { params: { catalogId: 'catalog', releaseId: 'release' }, expect: STORE },
+  ],
   // Promotions of both engines, their codes and usages: the store's (a shopper only applies a
   // code to a cart).
   ...Object.fromEntries(
@@ -661,7 +671,10 @@ beforeAll(async () => {
   );
   ids.catalog = (
     await made('POST', '/catalogs', admin, {
-      data: { type: 'catalog', attributes: { name: 'Shop', hierarchy_ids: [publicRange] } },
+      data: {
+        type: 'catalog',
+        attributes: { name: 'Shop', hierarchy_ids: [publicRange], enable_search: true },
+      },
     })
   ).id;
   ids.release = (await made('POST', `/catalogs/${ids.catalog}/releases`, admin, undefined)).id;
@@ -869,9 +882,10 @@ describe('the scope of each kind of token, route by route', () => {
     // The shopper's writes (carts, checkout, signing in) are walked in test/gateway/guest-shopping;
     // POST /v2/inventories/multiple is a read of several products' stock (inventory.test.ts);
     // paying an order the shopper placed is walked in test/gateway/catalog-journey.test.ts; a
-    // member's or customer's own address book in test/service/addresses.test.ts.
+    // member's or customer's own address book in test/service/addresses.test.ts; a multi-search
+    // only reads (test/service/catalog-search.test.ts).
     const shopperWrites =
-      /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/account-members\/tokens$|^\/v2\/inventories\/multiple$|^\/v2\/orders\/:orderId\/payments$|^\/v2\/(accounts\/:accountId|customers\/:customerId)\/addresses(\/|$)/;
+      /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/account-members\/tokens$|^\/v2\/inventories\/multiple$|^\/v2\/orders\/:orderId\/payments$|^\/v2\/(accounts\/:accountId|customers\/:customerId)\/addresses(\/|$)|^(\/pcm)?\/catalog\/multi-search$/;
     const problems: string[] = [];
     const writes = serviceRoutes(app).filter(
       (r) =>

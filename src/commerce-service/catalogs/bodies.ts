@@ -37,6 +37,8 @@ export interface CatalogInput {
   single_pricebook?: boolean;
   locales?: Record<string, unknown> | null;
   enable_price_segmentation?: boolean;
+  /** Its releases get a search index when published (search/build.ts). */
+  enable_search?: boolean;
 }
 
 function uuidList(attributes: JsonObject, key: string, max: number): string[] | undefined {
@@ -91,6 +93,7 @@ export function parseCatalog(body: unknown, create: boolean, pathId?: string): C
       'pricebook_ids',
       'locales',
       'enable_price_segmentation',
+      'enable_search',
     ],
     ...(pathId === undefined ? {} : { id: pathId }),
   });
@@ -136,6 +139,8 @@ export function parseCatalog(body: unknown, create: boolean, pathId?: string): C
   if (locales !== undefined) input.locales = locales;
   const segmentation = optionalBoolean(attributes, 'enable_price_segmentation', ATTRIBUTES);
   if (segmentation !== undefined) input.enable_price_segmentation = segmentation;
+  const search = optionalBoolean(attributes, 'enable_search', ATTRIBUTES);
+  if (search !== undefined) input.enable_search = search;
   return input;
 }
 

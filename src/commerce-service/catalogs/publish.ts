@@ -12,6 +12,7 @@ import { cachedStatement, type Db } from '../db.ts';
 import { newId } from '../ids.ts';
 import type { ProductRow } from '../pcm/products.ts';
 import { findPrices } from '../pricebooks/resolve.ts';
+import { indexRelease } from '../search/build.ts';
 import { type CatalogRow, catalogPricebooks, type ReleaseRow } from './records.ts';
 import { snapshotRuleBookPrices } from './release-prices.ts';
 
@@ -285,6 +286,8 @@ export function publishCatalog(
     `UPDATE catalog_releases SET hierarchies = ?, total_products = ?, total_nodes = ?
      WHERE id = ?`,
   ).run(release.hierarchies, total, nodes.size, id);
+  // A search-enabled catalog's release gets its search index now, with the release.
+  indexRelease(db, catalog, release);
   // Keep the newest three (the snapshot rows go with a release: ON DELETE CASCADE).
   db.prepare(
     `DELETE FROM catalog_releases WHERE store_id = ? AND catalog_id = ? AND id NOT IN (

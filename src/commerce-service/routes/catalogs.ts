@@ -69,6 +69,7 @@ function extraOf(current: Record<string, unknown>, input: CatalogInput): string 
   if (input.enable_price_segmentation !== undefined) {
     extra.enable_price_segmentation = input.enable_price_segmentation;
   }
+  if (input.enable_search !== undefined) extra.enable_search = input.enable_search;
   return JSON.stringify(extra);
 }
 

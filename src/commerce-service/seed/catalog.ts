@@ -3,7 +3,8 @@
  * products (a few drafts) spread over their nodes, parents with children built by the PXM
  * build, price books in USD and EUR (some prices on sale), stock for some products, and two
  * published catalogs: "Storefront" (the default: the oldest) and "Mobile", which a rule gives
- * to the `mobile` channel. With `bulkNodeProducts`, one more node ("Bulk") holds that many
+ * to the `mobile` channel, both search-enabled (Catalog Search indexes their releases). With
+ * `bulkNodeProducts`, one more node ("Bulk") holds that many
  * products, for benchmarks past the 10,000 offset limit.
  *
  * Its own PRNG stream and clock (dated before everything else), so the rest of the seed's rows
@@ -266,7 +267,8 @@ export function seedCatalog(
       hierarchy_ids: JSON.stringify(hierarchies),
       pricebooks: JSON.stringify(books),
       single_pricebook: 0,
-      extra: '{}',
+      // Both are search-enabled: their releases are indexed when published (search/build.ts).
+      extra: '{"enable_search":true}',
       created_at: at,
       updated_at: at,
     };
