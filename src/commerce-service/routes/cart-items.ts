@@ -7,6 +7,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { parseCustomItem, parseQuantityUpdate } from '../carts/bodies.ts';
+import { keepBundleConfiguration } from '../carts/bundles.ts';
 import { emitCartUpdated } from '../carts/events.ts';
 import { presentItems } from '../carts/present.ts';
 import { cartItemData, parseProductItem, priceProductItem } from '../carts/product-items.ts';
@@ -85,14 +86,19 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
         const result = writeItems(request.store.id, request.params.cartId, (state, now) => {
           const { release, ruleId } = resolvedCatalog(ctx, request);
           const probe = priceProductItem(db, release, input, state.cart.currency, 1, ctx.clock());
-          const existing = state.items.find((i) => i.product_id === probe.product.id);
+          // A bundle chosen otherwise is another line (its configuration: carts/bundles.ts).
+          const existing = state.items.find(
+            (i) =>
+              i.product_id === probe.product.id &&
+              (i.bundle_configuration ?? undefined) === probe.bundleConfiguration,
+          );
           const quantity = (existing?.quantity ?? 0) + input.quantity;
           // The whole line's price for its new quantity, now: more units can reach a tier, and
           // a sale that ended since the first add no longer applies to any of them.
           const priced = priceProductItem(
             db,
             release,
-            { id: probe.product.id, quantity },
+            { ...input, id: probe.product.id, quantity },
             state.cart.currency,
             quantity,
             ctx.clock(),
@@ -135,6 +141,9 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
             'Adding this item',
           );
           insertItem(db, request.store.id, item, stamp);
+          if (priced.bundleConfiguration !== undefined) {
+            keepBundleConfiguration(db, item.id, priced.bundleConfiguration);
+          }
         });
         reply.code(201);
         return result;
