@@ -95,11 +95,12 @@ export function presentBundles(
     if (shown === undefined) continue;
     const inRelease = componentProductIds(components).filter((id) => componentRows.has(id));
     const configured = options.selection;
-    const selection: Selection = {};
-    for (const [key, chosen] of Object.entries(configured ?? defaultSelection(components))) {
-      const kept = Object.entries(chosen).filter(([id]) => componentRows.has(id));
-      if (kept.length > 0) selection[key] = Object.fromEntries(kept);
-    }
+    const selection: Selection = Object.fromEntries(
+      Object.entries(configured ?? defaultSelection(components)).flatMap(([key, chosen]) => {
+        const kept = Object.entries(chosen).filter(([id]) => componentRows.has(id));
+        return kept.length > 0 ? [[key, Object.fromEntries(kept)]] : [];
+      }),
+    );
     const selected = new Set(Object.values(selection).flatMap((o) => Object.keys(o)));
     const listed =
       configured === undefined ? inRelease : inRelease.filter((id) => selected.has(id));

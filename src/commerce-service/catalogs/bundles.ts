@@ -85,13 +85,15 @@ export function componentProductIds(components: readonly Component[]): string[] 
 
 /** The bundle as it comes: each component's default options at their quantities. */
 export function defaultSelection(components: readonly Component[]): Selection {
-  const selection: Selection = {};
-  for (const component of components) {
-    const chosen = component.options.filter((o) => o.default);
-    if (chosen.length === 0) continue;
-    selection[component.key] = Object.fromEntries(chosen.map((o) => [o.id, o.quantity]));
-  }
-  return selection;
+  // fromEntries: a key such as "__proto__" stays an own member, never a prototype.
+  return Object.fromEntries(
+    components.flatMap((component) => {
+      const chosen = component.options.filter((o) => o.default);
+      return chosen.length === 0
+        ? []
+        : [[component.key, Object.fromEntries(chosen.map((o) => [o.id, o.quantity]))]];
+    }),
+  );
 }
 
 /**
@@ -103,21 +105,21 @@ export function readSelectedOptions(value: unknown, source: string): Selection {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest(`${source} must be an object ${shape}.`, source);
   }
-  const selection: Selection = {};
-  for (const [key, options] of Object.entries(value)) {
-    const at = `${source}.${key}`;
-    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      throw badRequest(`${at} must be an object of product ids to quantities.`, at);
-    }
-    selection[key] = {};
-    for (const [id, quantity] of Object.entries(options)) {
-      if (typeof quantity !== 'number' || !Number.isSafeInteger(quantity) || quantity < 1) {
-        throw badRequest(`${at}.${id} must be a whole quantity of at least 1.`, `${at}.${id}`);
+  return Object.fromEntries(
+    Object.entries(value).map(([key, options]) => {
+      const at = `${source}.${key}`;
+      if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+        throw badRequest(`${at} must be an object of product ids to quantities.`, at);
       }
-      (selection[key] as Record<string, number>)[id.toLowerCase()] = quantity;
-    }
-  }
-  return selection;
+      const chosen = Object.entries(options).map(([id, quantity]) => {
+        if (typeof quantity !== 'number' || !Number.isSafeInteger(quantity) || quantity < 1) {
+          throw badRequest(`${at}.${id} must be a whole quantity of at least 1.`, `${at}.${id}`);
+        }
+        return [id.toLowerCase(), quantity] as const;
+      });
+      return [key, Object.fromEntries(chosen)];
+    }),
+  );
 }
 
 const range = (min: number | undefined, max: number | undefined) =>
@@ -178,10 +180,10 @@ export function judgeSelection(
       }
     }
   }
-  const canonical: Selection = {};
+  const canonical: [string, Record<string, number>][] = [];
   for (const component of components) {
-    const chosen = selection[component.key] ?? {};
-    const picked = component.options.filter((o) => chosen[o.id] !== undefined);
+    const chosen = Object.hasOwn(selection, component.key) ? (selection[component.key] ?? {}) : {};
+    const picked = component.options.filter((o) => Object.hasOwn(chosen, o.id));
     const n = picked.length;
     if ((component.min !== undefined && n < component.min) || (component.max ?? n) < n) {
       const at = `${source}.${component.key}`;
@@ -191,13 +193,17 @@ export function judgeSelection(
         at,
       );
     }
-    if (n > 0)
-      canonical[component.key] = Object.fromEntries(picked.map((o) => [o.id, chosen[o.id] ?? 0]));
+    if (n > 0) {
+      canonical.push([
+        component.key,
+        Object.fromEntries(picked.map((o) => [o.id, chosen[o.id] ?? 0])),
+      ]);
+    }
   }
-  if (Object.keys(canonical).length === 0) {
+  if (canonical.length === 0) {
     throw badRequest(`${source} selects no product: choose at least one option.`, source);
   }
-  return canonical;
+  return Object.fromEntries(canonical);
 }
 
 /** The release's rows of `ids`, in one query. */
