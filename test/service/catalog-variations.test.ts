@@ -5,7 +5,8 @@
  * options its build included) and nested `meta.variation_matrix`, a child's
  * `meta.child_variations`, on every shopper answer a product comes in (one product, the list,
  * children, a node's and a hierarchy's products) and in the release form, and frozen with the
- * release until it is republished.
+ * release until it is republished. And the demo store's: a Size × Colour parent and two
+ * bundles of demo products (catalog-bundles.test.ts walks bundles themselves).
  */
 import {
   createClient,
@@ -15,9 +16,11 @@ import {
   getByContextProductsForHierarchy,
   getByContextProductsForNode,
   getProduct,
+  manageCarts,
 } from '@epcc-sdk/sdks-shopper';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post } from './catalog-fixtures.ts';
+import { type SeededService, startSeededService } from './seeded-service.ts';
 import { type ServiceUnderTest, startService } from './service-helpers.ts';
 
 type Matrix = { [option: string]: Matrix | string };
@@ -317,5 +320,78 @@ describe('a parent product in the shopper catalog', () => {
     });
     expect((child.data as any).data.meta.variation_matrix).toBeUndefined();
     expect((child.data as any).data.meta.variations).toBeUndefined();
+  });
+});
+
+describe('the demo store', () => {
+  let seeded: SeededService;
+  let demo: any;
+  beforeAll(async () => {
+    seeded = await startSeededService(0);
+    demo = createClient({
+      baseUrl: seeded.url,
+      headers: { Authorization: `Bearer ${await seeded.token('alpha', 'implicit')}` },
+    } as never);
+  });
+  afterAll(() => seeded?.close());
+
+  it('publishes a Size × Colour parent and two bundles of demo products', async () => {
+    const tees = await getByContextAllProducts({
+      client: demo,
+      query: { filter: 'eq(sku,TEE-001)' } as never,
+    });
+    const tee = (tees.data as any).data[0];
+    expect(tee.meta.variations.map((v: { name: string }) => v.name)).toEqual(['Size', 'Colour']);
+    const sizes = Object.values(tee.meta.variation_matrix) as Record<string, string>[];
+    expect(sizes).toHaveLength(3);
+    expect(sizes.every((colours) => Object.keys(colours).length === 2)).toBe(true);
+
+    const kits = await getByContextAllProducts({
+      client: demo,
+      query: {
+        filter: 'eq(slug,tee-starter-kit)',
+        include: ['main_image', 'files', 'component_products'],
+      } as never,
+    });
+    const kit = (kits.data as any).data[0];
+    const components = (kits.data as any).included.component_products as any[];
+    expect(kit.meta.product_types).toEqual(['bundle']);
+    expect(Object.keys(kit.attributes.components)).toEqual(['tee', 'extras']);
+    expect(components).toHaveLength(9);
+    // No SKU: priced from its default choice, the first tee and the first extra.
+    const [teeId] = Object.keys(kit.meta.bundle_configuration.selected_options.tee);
+    const [extraId] = Object.keys(kit.meta.bundle_configuration.selected_options.extras);
+    const listPrice = (productId: string | undefined) => {
+      const meta = kit.meta.component_products[productId as string];
+      return (meta.original_price ?? meta.price).USD.amount as number;
+    };
+    expect(kit.attributes.price.USD.amount).toBe(listPrice(teeId) + listPrice(extraId));
+
+    const gifts = await getByContextAllProducts({
+      client: demo,
+      query: { filter: 'eq(sku,BUNDLE-GIFT)' } as never,
+    });
+    expect((gifts.data as any).data[0].meta.display_price.without_tax.formatted).toBe('$49.99');
+
+    const cart = await seeded.call('POST', '/v2/carts', {
+      token: await seeded.token('alpha', 'implicit'),
+      json: { data: { name: 'demo' } },
+    });
+    const added = await manageCarts({
+      client: demo,
+      path: { cartID: cart.body.data.id },
+      body: {
+        data: {
+          type: 'cart_item',
+          id: kit.id,
+          quantity: 1,
+          bundle_configuration: {
+            selected_options: kit.meta.bundle_configuration.selected_options,
+          },
+        },
+      },
+    } as never);
+    expect(added.response.status).toBe(201);
+    expect((added.data as any).data[0].unit_price.amount).toBe(kit.attributes.price.USD.amount);
   });
 });
