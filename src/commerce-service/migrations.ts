@@ -1496,4 +1496,26 @@ export const migrations: Migration[] = [
       END;
     `,
   },
+  {
+    // Variations in the shopper catalog (catalogs/variations.ts): a parent's variations and
+    // variation matrix, frozen when the release is published, as the rest of a release is.
+    // Bundles in carts and orders (carts/bundles.ts): the shopper's selected options, kept on
+    // the line (a bundle without a SKU is priced from them) and copied to the order's line.
+    id: '0905-catalog-variations-and-bundles',
+    sql: `
+      CREATE TABLE release_product_variations (
+        release_id TEXT NOT NULL REFERENCES catalog_releases(id) ON DELETE CASCADE,
+        store_id TEXT NOT NULL,
+        product_id TEXT NOT NULL,
+        -- JSON: [{id, name, sort_order?, options: [{id, name, description, sort_order?}]}]
+        variations TEXT NOT NULL,
+        -- JSON: {optionId: {optionId: … childId}}, one level per variation, in their order.
+        variation_matrix TEXT NOT NULL,
+        PRIMARY KEY (release_id, product_id)
+      );
+      -- JSON {"selected_options": {component: {productId: quantity}}}; NULL: not a bundle.
+      ALTER TABLE cart_items ADD COLUMN bundle_configuration TEXT;
+      ALTER TABLE order_items ADD COLUMN bundle_configuration TEXT;
+    `,
+  },
 ];

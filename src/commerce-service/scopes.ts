@@ -128,6 +128,7 @@ const CATALOG_TREE = [
   '/products',
   '/products/:productId',
   '/products/:productId/relationships/children',
+  '/products/:productId/relationships/component_products',
 ];
 const RELEASE_TREE_ROUTES = ['/catalogs', '/pcm/catalogs'].flatMap((base) =>
   CATALOG_TREE.map((path) => `GET ${base}/:catalogId/releases/:releaseId${path}`),
@@ -354,6 +355,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   // The shopper catalog: what a storefront browses with its implicit token.
   'GET /catalog': 'shopper',
   ...Object.fromEntries(CATALOG_TREE.map((path) => [`GET /catalog${path}`, 'shopper' as const])),
+  // A bundle configured: a read of the catalog with a body (catalogs/bundle-routes.ts).
+  'POST /catalog/products/:productId/configure': 'shopper',
   // The same tree of a named release: the store's (a shopper reads the catalog rules give it).
   ...Object.fromEntries(RELEASE_TREE_ROUTES.map((route) => [route, 'store' as const])),
 

@@ -383,6 +383,11 @@ const TABLE: Record<string, Case[]> = {
             },
           ],
         ],
+        // The product is no bundle: an empty list of component products.
+        [
+          `${base}/products/:productId/relationships/component_products`,
+          [{ params: p, expect: ok }],
+        ],
       ];
     }),
   ),
@@ -883,9 +888,10 @@ describe('the scope of each kind of token, route by route', () => {
     // POST /v2/inventories/multiple is a read of several products' stock (inventory.test.ts);
     // paying an order the shopper placed is walked in test/gateway/catalog-journey.test.ts; a
     // member's or customer's own address book in test/service/addresses.test.ts; a multi-search
-    // only reads (test/service/catalog-search.test.ts).
+    // only reads (test/service/catalog-search.test.ts); POST /catalog/products/:productId/configure
+    // is a read of the catalog with a body (catalog-bundles.test.ts).
     const shopperWrites =
-      /^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/account-members\/tokens$|^\/v2\/inventories\/multiple$|^\/v2\/orders\/:orderId\/payments$|^\/v2\/(accounts\/:accountId|customers\/:customerId)\/addresses(\/|$)|^(\/pcm)?\/catalog\/multi-search$/;
+      /^\/catalog\/products\/:productId\/configure$|^\/v2\/carts(\/|$)|^\/v2\/customers\/tokens$|^\/v2\/account-members\/tokens$|^\/v2\/inventories\/multiple$|^\/v2\/orders\/:orderId\/payments$|^\/v2\/(accounts\/:accountId|customers\/:customerId)\/addresses(\/|$)|^(\/pcm)?\/catalog\/multi-search$/;
     const problems: string[] = [];
     const writes = serviceRoutes(app).filter(
       (r) =>

@@ -26,6 +26,7 @@ import { checkStock } from '../inventory/stock.ts';
 import { applyCode } from '../promotions/cart-codes.ts';
 import { mayUseCart } from './access.ts';
 import type { CustomItemInput } from './bodies.ts';
+import { keepBundleConfiguration, storedSelection } from './bundles.ts';
 import { atEntry, type ItemEntry, type ItemsRequest } from './item-requests.ts';
 import { type ProductItemInput, priceProductItem } from './product-items.ts';
 import { addToItem, type CartState, type ItemRow, insertItem, loadCart } from './storage.ts';
@@ -73,14 +74,19 @@ export function addProduct(ctx: AddContext, draft: Draft, input: ProductItemInpu
   const { cart } = draft.state;
   const { release, ruleId } = ctx.catalog();
   const probe = priceProductItem(db, release, input, cart.currency, 1, ctx.clock);
-  const existing = draft.items.find((i) => i.product_id === probe.product.id);
+  // A bundle chosen otherwise is another line (its configuration: ./bundles.ts).
+  const existing = draft.items.find(
+    (i) =>
+      i.product_id === probe.product.id &&
+      (i.bundle_configuration ?? undefined) === probe.bundleConfiguration,
+  );
   const quantity = (existing?.quantity ?? 0) + input.quantity;
   // The whole line's price for its new quantity, now: more units can reach a tier, and a sale
   // that ended since the first add no longer applies to any of them.
   const priced = priceProductItem(
     db,
     release,
-    { id: probe.product.id, quantity },
+    { ...input, id: probe.product.id, quantity },
     cart.currency,
     quantity,
     ctx.clock,
@@ -116,12 +122,18 @@ export function addProduct(ctx: AddContext, draft: Draft, input: ProductItemInpu
     quantity,
     unit_amount: priced.unitAmount,
     includes_tax: priced.includesTax ? 1 : 0,
+    ...(priced.bundleConfiguration === undefined
+      ? {}
+      : { bundle_configuration: priced.bundleConfiguration }),
     created_at: stamp,
     updated_at: stamp,
   };
   const items = [...draft.items, item];
   judgeCartTotals({ ...draft.state, items }, 'data.quantity', 'Adding this item');
   insertItem(db, cart.store_id, item, stamp);
+  if (priced.bundleConfiguration !== undefined) {
+    keepBundleConfiguration(db, item.id, priced.bundleConfiguration);
+  }
   draft.items = items;
 }
 
@@ -171,7 +183,13 @@ function mergeSource(ctx: AddContext, draft: Draft, cartId: string): CartState {
 /** One line of a merged cart, added as its kind is added. */
 function addMergedLine(ctx: AddContext, draft: Draft, line: ItemRow, from: CartState): void {
   if (line.product_id != null) {
-    addProduct(ctx, draft, { id: line.product_id, quantity: line.quantity });
+    // A bundle keeps its chosen options (./bundles.ts).
+    const bundle = storedSelection(line.bundle_configuration);
+    addProduct(ctx, draft, {
+      id: line.product_id,
+      quantity: line.quantity,
+      ...(bundle === undefined ? {} : { bundle }),
+    });
     return;
   }
   if (from.cart.currency !== draft.state.cart.currency) {

@@ -6,6 +6,7 @@
 import { cachedStatement, type Db } from '../db.ts';
 import { type ItemTotals, type MoneyValue, money } from '../money.ts';
 import type { PromotionLine } from '../promotions/engine.ts';
+import { shownBundleConfiguration } from './bundles.ts';
 import {
   type CartState,
   cartExpiresAt,
@@ -86,6 +87,7 @@ function presentItem(state: CartState, item: ItemRow, line: ItemTotals | undefin
     description: item.description,
     sku: item.sku,
     quantity: item.quantity,
+    ...shownBundleConfiguration(item.bundle_configuration),
     manage_stock: item.product_id != null,
     unit_price: { amount: item.unit_amount, currency, includes_tax: item.includes_tax === 1 },
     value: { amount: line.withoutDiscount, currency, includes_tax: item.includes_tax === 1 },

@@ -8,6 +8,8 @@
  * does. `priceProductItem` is the one way a catalog line is priced: on the add, and again on
  * every read, write and checkout of the cart (reprice.ts).
  */
+
+import type { Selection } from '../catalogs/bundles.ts';
 import { type PricingRelease, releasePriceRecords } from '../catalogs/release-prices.ts';
 import type { ReleaseProductRow } from '../catalogs/views.ts';
 import { cachedStatement, type Db } from '../db.ts';
@@ -16,11 +18,14 @@ import { isUuid } from '../ids.ts';
 import { MAX_QUANTITY } from '../money.ts';
 import { priceInCurrency, unitAmount } from '../pricebooks/resolve.ts';
 import { type JsonObject, optionalText, requireData, requireInteger } from '../request-body.ts';
+import { priceBundleItem, readBundleConfiguration } from './bundles.ts';
 
 export interface ProductItemInput {
   id?: string;
   sku?: string;
   quantity: number;
+  /** A bundle's selected options (carts/bundles.ts): as sent on an add, as kept on a reprice. */
+  bundle?: Selection;
 }
 
 /** The body's `data` when it is a `cart_item`; undefined for any other type. */
@@ -38,10 +43,12 @@ export function parseProductItem(data: JsonObject): ProductItemInput {
   if ((id === undefined || id === null) && sku === undefined) {
     throw badRequest('A cart_item names its product: send data.id or data.sku.', 'data.id');
   }
+  const bundle = readBundleConfiguration(data);
   return {
     ...(typeof id === 'string' ? { id: id.toLowerCase() } : {}),
     ...(sku === undefined ? {} : { sku }),
     quantity: requireInteger(data, 'quantity', { min: 1, max: MAX_QUANTITY }),
+    ...(bundle === undefined ? {} : { bundle }),
   };
 }
 
@@ -50,6 +57,8 @@ export interface PricedProduct {
   sku: string;
   unitAmount: number;
   includesTax: boolean;
+  /** A bundle's line: its judged selection, `{"selected_options": …}` JSON (carts/bundles.ts). */
+  bundleConfiguration?: string;
 }
 
 /**
@@ -79,6 +88,9 @@ export function priceProductItem(
   if (product === undefined) {
     const named = input.id !== undefined ? `id ${input.id}` : `SKU ${input.sku}`;
     throw notFound(`No product with ${named} in the shopper's catalog.`);
+  }
+  if (product.product_type === 'bundle' || input.bundle !== undefined) {
+    return priceBundleItem(db, release, product, input.bundle, currency, quantity, now);
   }
   if (product.sku === null) {
     throw badRequest(`Product ${product.id} has no SKU, so it has no price.`, 'data.id');

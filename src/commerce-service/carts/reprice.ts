@@ -18,6 +18,7 @@ import type { PricingRelease } from '../catalogs/release-prices.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { type ApiError, conflict, isApiError } from '../errors.ts';
 import type { PricebookPriority } from '../pricebooks/resolve.ts';
+import { storedSelection } from './bundles.ts';
 import { priceProductItem } from './product-items.ts';
 import type { CartRow, ItemRow } from './storage.ts';
 
@@ -79,7 +80,10 @@ function pricingRelease(
   return rulePricebooks === undefined ? release : { ...release, rulePricebooks };
 }
 
-type CatalogLine = Pick<ItemRow, 'product_id' | 'catalog_id' | 'catalog_rule_id'>;
+type CatalogLine = Pick<
+  ItemRow,
+  'product_id' | 'catalog_id' | 'catalog_rule_id' | 'bundle_configuration'
+>;
 
 /**
  * `item`'s price for `quantity` at `now` from `release` (its catalog's newest, or undefined when
@@ -100,10 +104,12 @@ function priceFrom(
     };
   }
   try {
+    // A bundle's line is priced from the selection it keeps (carts/bundles.ts).
+    const bundle = storedSelection(item.bundle_configuration);
     const priced = priceProductItem(
       db,
       release,
-      { id: item.product_id, quantity },
+      { id: item.product_id, quantity, ...(bundle === undefined ? {} : { bundle }) },
       currency,
       quantity,
       now,

@@ -34,6 +34,8 @@ export interface ItemRow {
   catalog_id?: string | null;
   /** The catalog rule that chose catalog_id for the shopper who added the line (migration 0860). */
   catalog_rule_id?: string | null;
+  /** A bundle's selected options, `{"selected_options": …}` JSON (carts/bundles.ts, 0900). */
+  bundle_configuration?: string | null;
   name: string;
   sku: string;
   description: string;

@@ -15,6 +15,7 @@ import { findPrices } from '../pricebooks/resolve.ts';
 import { indexRelease } from '../search/build.ts';
 import { type CatalogRow, catalogPricebooks, type ReleaseRow } from './records.ts';
 import { snapshotRuleBookPrices } from './release-prices.ts';
+import { snapshotVariations } from './variations.ts';
 
 /** Releases a catalog keeps: publishing a fourth deletes the oldest. */
 export const KEPT_RELEASES = 3;
@@ -217,6 +218,8 @@ function snapshotProducts(
       }
     }
   }
+  // Parents' variations and matrices (of the children just written): variations.ts.
+  snapshotVariations(db, releaseId, storeId, products);
   return { skus, total: products.length };
 }
 

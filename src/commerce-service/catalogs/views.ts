@@ -19,8 +19,11 @@ import { badRequest } from '../errors.ts';
 import { currencyDecimals, DEFAULT_CURRENCY, formatMoney } from '../money.ts';
 import { type PriceRecord, priceInCurrency, type ResolvedPrice } from '../pricebooks/resolve.ts';
 import { type FileRow, presentFile } from '../routes/files.ts';
+import { presentBundles } from './bundle-views.ts';
+import type { Selection } from './bundles.ts';
 import type { ReleaseRow } from './records.ts';
 import { type PricingRelease, releasePriceRecords } from './release-prices.ts';
+import { childOptionIds, releaseVariations } from './variations.ts';
 
 export interface ReleaseHierarchyRow {
   id: string;
@@ -174,9 +177,9 @@ function priceParts(record: PriceRecord | undefined, currency: string, now: numb
   return { attributes: { price }, meta };
 }
 
-export type ProductInclude = 'main_image' | 'files';
+export type ProductInclude = 'main_image' | 'files' | 'component_products';
 
-/** `include=` of product reads: main_image, files (component_products: accepted, none here). */
+/** `include=` of product reads: main_image, files, component_products (bundle-views.ts). */
 export function productIncludes(request: FastifyRequest): Set<ProductInclude> {
   const raw = (request.query as Record<string, unknown>).include;
   const set = new Set<ProductInclude>();
@@ -184,8 +187,8 @@ export function productIncludes(request: FastifyRequest): Set<ProductInclude> {
   if (typeof raw !== 'string') throw badRequest('include must be a comma list.', 'include');
   for (const part of raw.split(',').map((p) => p.trim())) {
     if (part === 'main_image' || part === 'main_images') set.add('main_image');
-    else if (part === 'files') set.add('files');
-    else if (part !== 'component_products') {
+    else if (part === 'files' || part === 'component_products') set.add(part);
+    else {
       throw badRequest(
         `include may hold main_image, files and component_products, got "${part}".`,
         'include',
@@ -248,7 +251,10 @@ function presentProduct(
       bread_crumb_nodes: Object.keys(crumbs),
       ...(row.child_variations === null
         ? {}
-        : { child_variations: JSON.parse(row.child_variations) as unknown }),
+        : {
+            child_variations: JSON.parse(row.child_variations) as unknown,
+            child_option_ids: childOptionIds(row.child_variations),
+          }),
       ...prices.meta,
     },
   };
@@ -256,7 +262,10 @@ function presentProduct(
 
 /**
  * A page of products as the shopper sees them, priced in one query, with `included` main
- * images and files (one query each) when asked.
+ * images and files (one query each) when asked; parents with their variations (one query when
+ * the page has any: variations.ts), bundles with their components (bundle-views.ts: a few
+ * when the page has any). `selection`: the shopper's choice for the page's one bundle
+ * (`POST …/configure`).
  */
 export function presentProducts(
   db: Db,
@@ -264,19 +273,32 @@ export function presentProducts(
   release: PricingRelease,
   rows: readonly ReleaseProductRow[],
   now: number,
+  selection?: Selection,
 ) {
   const currency = displayCurrency(request);
   const includes = productIncludes(request);
   const skus = rows.flatMap((r) => (r.sku === null ? [] : [r.sku]));
   const prices = releasePriceRecords(db, release, skus);
-  const data = rows.map((row) =>
-    presentProduct(
-      release,
-      row,
-      priceParts(row.sku === null ? undefined : prices.get(row.sku), currency, now),
-    ),
-  );
+  const parts = (record: PriceRecord | undefined) => priceParts(record, currency, now);
+  const present = (row: ReleaseProductRow, record: PriceRecord | undefined) =>
+    presentProduct(release, row, parts(record));
+  const data = rows.map((row) => present(row, row.sku === null ? undefined : prices.get(row.sku)));
+  if (rows.some((row) => row.product_type === 'parent')) {
+    const found = releaseVariations(
+      db,
+      release.id,
+      rows.map((row) => row.id),
+    );
+    for (const shown of data) Object.assign(shown.meta, found.get(shown.id));
+  }
+  const components = presentBundles(db, release, rows, data, prices, {
+    now,
+    parts,
+    present,
+    ...(selection === undefined ? {} : { selection }),
+  });
   const included: Record<string, unknown[]> = {};
+  if (includes.has('component_products')) included.component_products = components;
   const filesOf = (ids: string[]) =>
     (
       cachedStatement(

@@ -14,6 +14,7 @@ import {
   type ItemError,
 } from '../carts/add-items.ts';
 import { parseCustomItem, parseQuantityUpdate } from '../carts/bodies.ts';
+import { keepBundleConfiguration } from '../carts/bundles.ts';
 import { emitCartUpdated } from '../carts/events.ts';
 import { parseItemOptions, parseItemsRequest } from '../carts/item-requests.ts';
 import { presentItems } from '../carts/present.ts';

@@ -95,9 +95,9 @@ function insertOrder(
   const insertItem = cachedStatement(
     db,
     `INSERT INTO order_items (id, store_id, order_id, name, sku, quantity, unit_amount, discount,
-                              currency, product_id, created_at, updated_at)
+                              currency, product_id, bundle_configuration, created_at, updated_at)
      VALUES (@id, @store_id, @order_id, @name, @sku, @quantity, @unit_amount, @discount,
-             @currency, @product_id, @now, @now)`,
+             @currency, @product_id, @bundle_configuration, @now, @now)`,
   );
   state.items.forEach((item, index) => {
     insertItem.run({
@@ -111,6 +111,8 @@ function insertOrder(
       discount: totals.items[index]?.discount ?? 0,
       currency: cart.currency,
       product_id: item.product_id ?? null,
+      // A bundle's selected options go with it to the order (carts/bundles.ts).
+      bundle_configuration: item.bundle_configuration ?? null,
       now,
     });
   });

@@ -11,6 +11,7 @@
  * rendered and stored when the service starts (storePendingOrderDocuments).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { shownBundleConfiguration } from '../carts/bundles.ts';
 import type { ServiceContext } from '../context.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { notFound } from '../errors.ts';
@@ -54,6 +55,8 @@ interface OrderItemRow {
   unit_amount: number;
   discount: number;
   currency: string;
+  /** A bundle's selected options (carts/bundles.ts); null for any other line. */
+  bundle_configuration?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -137,6 +140,7 @@ function presentOrderItem(row: OrderItemRow) {
     name: row.name,
     sku: row.sku,
     quantity: row.quantity,
+    ...shownBundleConfiguration(row.bundle_configuration),
     unit_price: { amount: row.unit_amount, currency: c, includes_tax: true },
     value: { amount: value, currency: c, includes_tax: true },
     links: {},

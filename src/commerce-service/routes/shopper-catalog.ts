@@ -10,6 +10,7 @@
  * v2-catalog-notes §7 lists; a page of products is priced in one query (catalogs/views.ts).
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { configureBundle, listComponentProducts } from '../catalogs/bundle-routes.ts';
 import { findCatalog, findRelease, presentRelease, type ReleaseRow } from '../catalogs/records.ts';
 import type { PricingRelease } from '../catalogs/release-prices.ts';
 import { type ResolvedCatalog, requestContext, resolveCatalog } from '../catalogs/resolve.ts';
@@ -244,6 +245,30 @@ function registerTree(app: FastifyInstance, ctx: ServiceContext, base: string, o
         return products(request, release, 'release_products', { parent_key: parent.id });
       }),
   );
+  // A bundle's component product ids (getByContextComponentProductIDs); and, for shoppers
+  // only (the release form has none in production), a bundle configured (bundle-routes.ts).
+  app.get<{ Params: TreeParams }>(
+    `${base}/products/:productId/relationships/component_products`,
+    async (request) =>
+      read(() => {
+        const release = of(request);
+        return listComponentProducts(
+          db,
+          request,
+          release,
+          product(release, request.params.productId),
+        );
+      }),
+  );
+  if (base === '/catalog') {
+    app.post<{ Params: TreeParams }>(`${base}/products/:productId/configure`, async (request) =>
+      read(() => {
+        const release = of(request);
+        const row = product(release, request.params.productId);
+        return configureBundle(db, request, release, row, ctx.clock());
+      }),
+    );
+  }
 }
 
 export function shopperCatalogRoutes(ctx: ServiceContext): FastifyPluginAsync {

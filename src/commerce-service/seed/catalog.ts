@@ -17,6 +17,7 @@ import type { Db } from '../db.ts';
 import { uuidFromBytes } from '../ids.ts';
 import { buildChildren } from '../pcm/build.ts';
 import type { ProductRow } from '../pcm/products.ts';
+import { seedBundles } from './bundles.ts';
 import { createRandom, iso, SEED_EPOCH } from './random.ts';
 
 export interface CatalogSeedOptions {
@@ -255,6 +256,8 @@ export function seedCatalog(
     const at = tick();
     insertStock.run(storeId, productId, random.uuid(), available, available, at, at);
   }
+
+  summary.products += seedBundles(db, storeId, retail);
 
   // Catalogs: Storefront (the oldest, so the default) and Mobile (the "mobile" channel's rule).
   const catalog = (name: string, hierarchies: string[], books: unknown[]): CatalogRow => {
