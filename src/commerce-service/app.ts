@@ -15,12 +15,15 @@ import {
   type WebhookDelivery,
 } from './config.ts';
 import type { RouteModule, ServiceContext } from './context.ts';
+import { ensureDefaultCurrencies, storeCurrencyFormats } from './currencies/records.ts';
+import { currencyRoutes } from './currencies/routes.ts';
 import { createCustomerResolver } from './customers.ts';
 import { openDatabase } from './db.ts';
 import { badRequest, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
 import { startDeliverer } from './integrations/deliverer.ts';
 import { attachOutbox } from './integrations/events.ts';
 import { startExportRunner } from './jobs/order-export.ts';
+import { runWithCurrencyFormats } from './money.ts';
 import { accountAuthenticationRoutes } from './routes/account-authentication.ts';
 import { accountMemberRoutes } from './routes/account-members.ts';
 import { accountMembershipRoutes } from './routes/account-memberships.ts';
@@ -32,7 +35,7 @@ import { customApiRoutes } from './routes/custom-apis.ts';
 import { customFieldRoutes } from './routes/custom-fields.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { entryRoutes } from './routes/entries.ts';
-import { fileRoutes } from './routes/files.ts';
+import { fileRoutes, publicFileRoutes } from './routes/files.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { inventoryRoutes } from './routes/inventories.ts';
 import { inventoryLocationRoutes } from './routes/inventory-locations.ts';
@@ -107,6 +110,7 @@ export const BODY_LIMIT = 1024 * 1024;
 const authenticatedRoutes: Record<string, RouteModule[]> = {
   '/v2': [
     settingsRoutes,
+    currencyRoutes,
     customApiRoutes,
     customFieldRoutes,
     entryRoutes,
@@ -170,6 +174,7 @@ export async function createCommerceService(
   try {
     const storeIds = ensureStores(db, options.clients, ctx.timestamp());
     ensureAccountRealms(db, storeIds, ctx.timestamp());
+    ensureDefaultCurrencies(db, storeIds, ctx.timestamp());
     const [demoStore] = storeIds;
     if (options.seed && demoStore !== undefined) await seedIfEmpty(ctx, demoStore, options);
     app = Fastify({
@@ -238,6 +243,8 @@ export async function createCommerceService(
     ping.get();
     return { status: 'ok' };
   });
+  // Public files' bytes, at the address their link.href gives: no token (routes/files.ts).
+  await app.register(publicFileRoutes(ctx));
 
   const authenticate = createAuthenticator(db, clock);
   const resolveCustomer = createCustomerResolver(db, clock);
@@ -258,6 +265,12 @@ export async function createCommerceService(
             );
           }
           checkScope(request);
+        });
+        // The handler (and all it awaits) formats prices in the store's currency formats
+        // (money.ts). preHandler, after the body is read: entered any earlier, the scope would
+        // not survive the body stream's callbacks.
+        scoped.addHook('preHandler', (request, _reply, done) => {
+          runWithCurrencyFormats(storeCurrencyFormats(db, request.store.id), done);
         });
         for (const routes of modules) await scoped.register(routes(ctx));
       },
