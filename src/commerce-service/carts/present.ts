@@ -5,6 +5,7 @@
  */
 import { type ItemTotals, type MoneyValue, money } from '../money.ts';
 import type { PromotionLine } from '../promotions/engine.ts';
+import { presentPromotionItems, promotionItemRefs } from './promotion-display.ts';
 import { type CartState, type DiscountRow, discountsOn, type ItemRow } from './storage.ts';
 import { totalsOf } from './totals.ts';
 
@@ -141,7 +142,12 @@ export function presentCart(state: CartState) {
       ...(cart.account_id == null
         ? {}
         : { accounts: { data: [{ type: 'account', id: cart.account_id }] } }),
-      items: { data: state.items.map((i) => ({ type: i.type ?? 'custom_item', id: i.id })) },
+      items: {
+        data: [
+          ...state.items.map((i) => ({ type: i.type ?? 'custom_item', id: i.id })),
+          ...promotionItemRefs(state),
+        ],
+      },
       custom_discounts: {
         data: discountsOn(state, null).map((d) => ({ type: 'custom_discount', id: d.id })),
       },
@@ -149,10 +155,16 @@ export function presentCart(state: CartState) {
   };
 }
 
-/** Every item of the cart, with the line totals computed once for all of them. */
+/**
+ * Every item of the cart, with the line totals computed once for all of them, then its
+ * promotion items (carts/promotion-display.ts).
+ */
 export function presentAllItems(state: CartState) {
   const lines = totalsOf(state).items;
-  return state.items.map((item, i) => presentItem(state, item, lines[i]));
+  return [
+    ...state.items.map((item, i) => presentItem(state, item, lines[i])),
+    ...presentPromotionItems(state),
+  ];
 }
 
 /** The production API answers every item write with the cart's whole item list and totals. */

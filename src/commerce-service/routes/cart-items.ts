@@ -27,7 +27,13 @@ import { judgeCartTotals } from '../carts/totals.ts';
 import type { ServiceContext } from '../context.ts';
 import { newId } from '../ids.ts';
 import { checkStock } from '../inventory/stock.ts';
-import { applyCode, judgeCode, promotionItemCode, removeCode } from '../promotions/cart-codes.ts';
+import {
+  applyCode,
+  judgeCode,
+  promotionItemCode,
+  removeAllCodes,
+  removeCode,
+} from '../promotions/cart-codes.ts';
 import type { CartParams } from './carts.ts';
 import { resolvedCatalog } from './shopper-catalog.ts';
 
@@ -163,9 +169,11 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
       return result;
     });
 
+    // Emptying a cart takes its promotion codes with its items, as production does.
     app.delete<{ Params: CartParams }>('/carts/:cartId/items', async (request) =>
       writeItems(request.store.id, request.params.cartId, (state) => {
         deleteItems(db, state.cart.id);
+        removeAllCodes(db, state.cart.id);
       }),
     );
 

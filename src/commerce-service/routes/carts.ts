@@ -10,6 +10,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { parseCartUpdate, parseNewCart } from '../carts/bodies.ts';
 import { emitCartUpdated } from '../carts/events.ts';
 import { presentAllItems, presentCart, presentCartDiscounts } from '../carts/present.ts';
+import { includedPromotions } from '../carts/promotion-display.ts';
 import { cartOwner, deleteCart, insertCart, loadCart, updateCart } from '../carts/storage.ts';
 import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
@@ -55,7 +56,7 @@ function cartScope(request: FastifyRequest): Record<string, string> {
   return { store_id: request.store.id };
 }
 
-const INCLUDES = ['items', 'custom_discounts'] as const;
+const INCLUDES = ['items', 'custom_discounts', 'promotions'] as const;
 
 function parseInclude(raw: unknown): Set<string> {
   if (raw === undefined || raw === '') return new Set();
@@ -145,7 +146,16 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
         if (include.has('items')) included.items = presentAllItems(state);
         if (include.has('custom_discounts'))
           included.custom_discounts = presentCartDiscounts(state);
-        return { data: presentCart(state), included };
+        const data = presentCart(state);
+        if (include.has('promotions')) {
+          // Production: cart-level promotions, item-level ones too with include=items.
+          const promotions = includedPromotions(db, state, include.has('items'));
+          included.promotions = promotions;
+          Object.assign(data.relationships, {
+            promotions: { data: promotions.map((p) => ({ type: 'promotion', id: p.id })) },
+          });
+        }
+        return { data, included };
       },
     );
 
