@@ -173,7 +173,15 @@ describe('promotions in the cart, as the storefront reads them', () => {
       welcome,
     ]);
 
-    const listed = await getCartItems({ client, path: { cartID: cartId } });
+    const listed = await getCartItems({
+      client,
+      path: { cartID: cartId },
+      query: { include: 'promotions' as never },
+    });
+    // Get Cart Items: every promotion, cart and item level.
+    expect(((listed.data as any).included.promotions as { id: string }[]).map((p) => p.id)).toEqual(
+      [socks, welcome],
+    );
     expect(((listed.data as any).data as { type: string }[]).map((i) => i.type)).toEqual([
       'custom_item',
       'custom_item',

@@ -65,6 +65,13 @@ describe('product images for shoppers', () => {
     expect(new Set(((files.data as any).data as { id: string }[]).map((f) => f.id))).toEqual(
       new Set(ids),
     );
+    // The filters files.yaml documents: file_name (eq, like) and file_size.
+    const first = ((files.data as any).data as { file_name: string; file_size: number }[])[0];
+    const byName = await getAllFiles({
+      client,
+      query: { filter: `eq(file_name,${first?.file_name}):le(file_size,${first?.file_size})` },
+    });
+    expect(((byName.data as any).data as unknown[]).length).toBe(1);
     const one = await getAFile({ client, path: { fileID: ids[0] } });
     expect(one.response.status).toBe(200);
     expect((one.data as any).data.link.href).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\//);

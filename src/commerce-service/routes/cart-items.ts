@@ -10,6 +10,7 @@ import { parseCustomItem, parseQuantityUpdate } from '../carts/bodies.ts';
 import { emitCartUpdated } from '../carts/events.ts';
 import { presentItems } from '../carts/present.ts';
 import { cartItemData, parseProductItem, priceProductItem } from '../carts/product-items.ts';
+import { includedPromotions } from '../carts/promotion-display.ts';
 import { priceCatalogLine, unpriceableError } from '../carts/reprice.ts';
 import {
   addToItem,
@@ -72,8 +73,20 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
   }
 
   return async (app) => {
-    app.get<{ Params: CartParams }>('/carts/:cartId/items', async (request) =>
-      presentItems(loadCart(db, request.store.id, request.params.cartId, ctx.clock())),
+    app.get<{ Params: CartParams; Querystring: { include?: unknown } }>(
+      '/carts/:cartId/items',
+      async (request) => {
+        const state = loadCart(db, request.store.id, request.params.cartId, ctx.clock());
+        // Production's Get Cart Items: every promotion, cart and item level, condensed.
+        const include = request.query.include;
+        if (typeof include !== 'string' || !include.split(',').includes('promotions')) {
+          return presentItems(state);
+        }
+        return {
+          ...presentItems(state),
+          included: { promotions: includedPromotions(db, state, true) },
+        };
+      },
     );
 
     app.post<{ Params: CartParams }>('/carts/:cartId/items', async (request, reply) => {

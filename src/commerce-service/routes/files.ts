@@ -159,7 +159,14 @@ async function readUpload(request: FastifyRequest): Promise<Upload> {
 
 export function fileRoutes(ctx: ServiceContext): FastifyPluginAsync {
   const { db } = ctx;
-  const spec = standardListSpec({ hardOffsetLimit: OFFSET_LIMIT });
+  // The filters files.yaml documents (width and height aside: no dimensions are kept here).
+  const spec = standardListSpec({
+    hardOffsetLimit: OFFSET_LIMIT,
+    filters: {
+      file_name: { column: 'file_name', kind: 'string', ops: ['eq', 'like'] },
+      file_size: { column: 'file_size', kind: 'integer', ops: ['gt', 'ge', 'lt', 'le'] },
+    },
+  });
   const insertFile = db.prepare(
     `INSERT INTO files (id, store_id, file_name, mime_type, file_size, public, created_at,
                         updated_at)
