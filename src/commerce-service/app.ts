@@ -267,8 +267,8 @@ export async function createCommerceService(
           checkScope(request);
         });
         // The handler (and all it awaits) formats prices in the store's currency formats
-        // (money.ts). preHandler, after the body is read: entered any earlier, the scope would
-        // not survive the body stream's callbacks.
+        // (money.ts). Entered in preHandler, the last hook before the handler, so no body
+        // stream callback lies between entering the scope and the code that reads it.
         scoped.addHook('preHandler', (request, _reply, done) => {
           runWithCurrencyFormats(storeCurrencyFormats(db, request.store.id), done);
         });
