@@ -16,6 +16,8 @@ import {
   type WebhookDelivery,
 } from './config.ts';
 import type { RouteModule, ServiceContext } from './context.ts';
+import { ensureDefaultCurrencies, storeCurrencyFormats } from './currencies/records.ts';
+import { currencyRoutes } from './currencies/routes.ts';
 import { createCustomerResolver } from './customers.ts';
 import { openDatabase } from './db.ts';
 import { badRequest, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
@@ -23,6 +25,7 @@ import { registerHttpFront, type ServiceRequestLog } from './http-front.ts';
 import { startDeliverer } from './integrations/deliverer.ts';
 import { attachOutbox } from './integrations/events.ts';
 import { startExportRunner } from './jobs/order-export.ts';
+import { runWithCurrencyFormats } from './money.ts';
 import { accountAuthenticationRoutes } from './routes/account-authentication.ts';
 import { accountMemberRoutes } from './routes/account-members.ts';
 import { accountMembershipRoutes } from './routes/account-memberships.ts';
@@ -34,7 +37,7 @@ import { customApiRoutes } from './routes/custom-apis.ts';
 import { customFieldRoutes } from './routes/custom-fields.ts';
 import { customerRoutes } from './routes/customers.ts';
 import { entryRoutes } from './routes/entries.ts';
-import { fileRoutes } from './routes/files.ts';
+import { fileRoutes, publicFileRoutes } from './routes/files.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { inventoryRoutes } from './routes/inventories.ts';
 import { inventoryLocationRoutes } from './routes/inventory-locations.ts';
@@ -114,6 +117,7 @@ export const BODY_LIMIT = 1024 * 1024;
 const authenticatedRoutes: Record<string, RouteModule[]> = {
   '/v2': [
     settingsRoutes,
+    currencyRoutes,
     customApiRoutes,
     customFieldRoutes,
     entryRoutes,
@@ -178,6 +182,7 @@ export async function createCommerceService(
   try {
     const storeIds = ensureStores(db, options.clients, ctx.timestamp());
     ensureAccountRealms(db, storeIds, ctx.timestamp());
+    ensureDefaultCurrencies(db, storeIds, ctx.timestamp());
     const [demoStore] = storeIds;
     if (options.seed && demoStore !== undefined) await seedIfEmpty(ctx, demoStore, options);
     // An https server is a fastify instance of another server type; the routes do not care.
@@ -249,6 +254,8 @@ export async function createCommerceService(
     ping.get();
     return { status: 'ok' };
   });
+  // Public files' bytes, at the address their link.href gives: no token (routes/files.ts).
+  await app.register(publicFileRoutes(ctx));
 
   const authenticate = createAuthenticator(db, clock);
   const resolveCustomer = createCustomerResolver(db, clock);
@@ -269,6 +276,12 @@ export async function createCommerceService(
             );
           }
           checkScope(request);
+        });
+        // The handler (and all it awaits) formats prices in the store's currency formats
+        // (money.ts). Entered in preHandler, the last hook before the handler, so no body
+        // stream callback lies between entering the scope and the code that reads it.
+        scoped.addHook('preHandler', (request, _reply, done) => {
+          runWithCurrencyFormats(storeCurrencyFormats(db, request.store.id), done);
         });
         for (const routes of modules) await scoped.register(routes(ctx));
       },

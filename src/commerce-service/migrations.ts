@@ -1518,4 +1518,31 @@ export const migrations: Migration[] = [
       ALTER TABLE order_items ADD COLUMN bundle_configuration TEXT;
     `,
   },
+  {
+    // The store's currencies (currencies/): their format templates decide every `formatted`
+    // price string of the store (money.ts). At most one default per store; app.ts gives every
+    // store a USD default when it has none.
+    id: '0910-currencies',
+    sql: `
+      CREATE TABLE currencies (
+        id TEXT PRIMARY KEY,
+        store_id TEXT NOT NULL REFERENCES stores(id) ON DELETE CASCADE,
+        code TEXT NOT NULL,
+        exchange_rate REAL NOT NULL,
+        format TEXT NOT NULL,
+        decimal_point TEXT NOT NULL,
+        thousand_separator TEXT NOT NULL,
+        decimal_places INTEGER NOT NULL,
+        is_default INTEGER NOT NULL CHECK (is_default IN (0, 1)),
+        enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (store_id, code)
+      );
+      CREATE UNIQUE INDEX currencies_one_default ON currencies (store_id) WHERE is_default = 1;
+      CREATE INDEX currencies_created ON currencies (store_id, created_at, id);
+      CREATE INDEX currencies_updated ON currencies (store_id, updated_at, id);
+      CREATE INDEX currencies_id ON currencies (store_id, id);
+    `,
+  },
 ];

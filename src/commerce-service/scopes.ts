@@ -5,7 +5,7 @@
  * `X-Moltin-Customer-Token`, that customer's own record and orders, or with an account member's
  * `EP-Account-Management-Authentication-Token`, that account's carts, orders and record and the
  * member's own record. Everything else of the store (settings, Custom APIs and their entries,
- * accounts, account members and memberships, authentication realms, files, every store-wide
+ * accounts, account members and memberships, authentication realms, private files, every store-wide
  * list) needs the store's client_credentials token.
  *
  * Every /v2 and /pcm route has an entry in ROUTE_SCOPES: app.ts refuses to register a route without
@@ -243,10 +243,21 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /v2/orders': 'buyer',
   'GET /v2/orders/:orderId': 'buyer',
 
+  // Currencies: the store's to change; any token of the store reads them (the reference
+  // storefront formats prices with getAllCurrencies and its implicit token).
+  'POST /v2/currencies': 'store',
+  'GET /v2/currencies': 'shopper',
+  'GET /v2/currencies/:currencyId': 'shopper',
+  'PUT /v2/currencies/:currencyId': 'store',
+  'DELETE /v2/currencies/:currencyId': 'store',
+
+  // Files: the store's to upload and delete. Any token reads the public ones (production's
+  // storefront lists product images with getAllFiles and its implicit token); a private file
+  // is the store's alone, and does not exist for any other token (routes/files.ts).
   'POST /v2/files': 'store',
-  'GET /v2/files': 'store',
-  'GET /v2/files/:fileId': 'store',
-  'GET /v2/files/:fileId/content': 'store',
+  'GET /v2/files': 'shopper',
+  'GET /v2/files/:fileId': 'shopper',
+  'GET /v2/files/:fileId/content': 'shopper',
   'DELETE /v2/files/:fileId': 'store',
 
   'POST /v2/accounts': 'store',

@@ -14,10 +14,14 @@ import { loadWithoutLadder } from './ladder.ts';
 import { dataSize, entryEtag } from './routes/entries.ts';
 import { type OrderRow, renderOrder } from './routes/orders.ts';
 import { type CatalogSeedOptions, seedCatalog, wipeCatalog } from './seed/catalog.ts';
+import { seedCurrencies } from './seed/currencies.ts';
 import { CUSTOM_APIS } from './seed/custom-apis.ts';
+import { seedProductImages } from './seed/images.ts';
 import { generateOrders } from './seed/orders.ts';
 import { seedAccountMembers, seedCustomers } from './seed/people.ts';
+import { seedPromotions } from './seed/promotions.ts';
 import { createRandom, iso, type Random, SEED_EPOCH } from './seed/random.ts';
+import { seedStock } from './seed/stock.ts';
 
 export interface SeedOptions extends CatalogSeedOptions {
   /** Number of orders to create. Default 12,000. */
@@ -137,6 +141,11 @@ export function seedDemoStore(
       seed.summary.accountMembers = people.members;
       // Its own PRNG stream: the rows above are what they were before the catalog existed.
       seed.summary.products = seedCatalog(db, storeId, options).products;
+      // What a storefront shows beside the catalog; none draws from a PRNG stream.
+      seedCurrencies(db, storeId);
+      seedProductImages(db, storeId);
+      seedStock(db, storeId);
+      seedPromotions(db, storeId);
     }),
   );
   run();

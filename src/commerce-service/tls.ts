@@ -119,7 +119,7 @@ function ipv6Bytes(address: string): Buffer {
     ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
     : left;
   const out = Buffer.alloc(16);
-  all.forEach((group, i) => out.writeUInt16BE(Number.parseInt(group, 16), i * 2));
+  for (const [i, group] of all.entries()) out.writeUInt16BE(Number.parseInt(group, 16), i * 2);
   return out;
 }
 

@@ -32,6 +32,8 @@ const BUYER: Expect = { store: 200, guest: 403, account: 200, ann: 200 };
 const THE_MEMBERS: Expect = { store: 200, guest: 403, account: 200, ann: 403 };
 /** Another account or member, as the account member sees it: it does not exist. */
 const NOT_THE_MEMBERS: Expect = { store: 200, guest: 403, account: 404, ann: 403 };
+/** The store's private file: the store's token reads it; for any other it does not exist. */
+const PRIVATE_FILE: Expect = { store: 200, guest: 404, account: 404, ann: 404 };
 /** What exists for nobody (an OpenID Connect profile: this service has no identity provider). */
 const NONE_SUCH: Expect = { store: 404, guest: 404, account: 404, ann: 404 };
 const REALM = '/v2/authentication-realms/:realmId';
@@ -53,6 +55,10 @@ type Ref =
   | 'passwordInfo'
   | 'membership'
   | 'file'
+  | 'fileName'
+  | 'publicFile'
+  | 'publicFileName'
+  | 'currency'
   | 'ann'
   | 'bob'
   | 'annCart'
@@ -133,9 +139,25 @@ const TABLE: Record<string, Case[]> = {
     { params: { orderId: 'bobOrder' }, expect: { ...NOT_ANNS, account: 404 } },
     { params: { orderId: 'guestOrder' }, expect: { ...NOT_ANNS, account: 404 } },
   ],
-  '/v2/files': [{ expect: STORE }],
-  '/v2/files/:fileId': [{ params: { fileId: 'file' }, expect: STORE }],
-  '/v2/files/:fileId/content': [{ params: { fileId: 'file' }, expect: STORE }],
+  // Files: any token lists and reads the public ones (a storefront's product images); a
+  // private file does not exist for a shopper's token.
+  '/v2/files': [{ expect: ANYONE }],
+  '/v2/files/:fileId': [
+    { params: { fileId: 'file' }, expect: PRIVATE_FILE },
+    { params: { fileId: 'publicFile' }, expect: ANYONE },
+  ],
+  '/v2/files/:fileId/content': [
+    { params: { fileId: 'file' }, expect: PRIVATE_FILE },
+    { params: { fileId: 'publicFile' }, expect: ANYONE },
+  ],
+  // A public file's bytes at its link.href: no token needed (nor looked at).
+  '/files/:fileId/:fileName': [
+    { params: { fileId: 'publicFile', fileName: 'publicFileName' }, expect: ANYONE },
+    { params: { fileId: 'file', fileName: 'fileName' }, expect: NONE_SUCH },
+  ],
+  // Currencies: any token of the store reads them (a storefront formats its prices).
+  '/v2/currencies': [{ expect: ANYONE }],
+  '/v2/currencies/:currencyId': [{ params: { currencyId: 'currency' }, expect: ANYONE }],
   '/v2/integrations': [{ expect: STORE }],
   '/v2/integrations/logs': [{ expect: STORE }],
   '/v2/integrations/:integrationId': [{ params: { integrationId: 'integration' }, expect: STORE }],
@@ -524,6 +546,18 @@ beforeAll(async () => {
   form.append('file', new Blob([new Uint8Array([1, 2, 3])], { type: 'text/plain' }), 'private.txt');
   const upload = await fetch(`${url}/v2/files`, { method: 'POST', headers: admin, body: form });
   ids.file = ((await upload.json()) as { data: { id: string } }).data.id;
+  ids.fileName = 'private.txt';
+  const publicForm = new FormData();
+  publicForm.append('public', 'true');
+  publicForm.append('file', new Blob([new Uint8Array([4])], { type: 'image/png' }), 'mug.png');
+  const publicUpload = await fetch(`${url}/v2/files`, {
+    method: 'POST',
+    headers: admin,
+    body: publicForm,
+  });
+  ids.publicFile = ((await publicUpload.json()) as { data: { id: string } }).data.id;
+  ids.publicFileName = 'mug.png';
+  ids.currency = (await call('GET', '/v2/currencies', admin)).json.data[0].id;
 
   ids.stockProduct = (
     await made('POST', '/pcm/products', admin, {

@@ -558,7 +558,8 @@ describe('carts, custom items and custom discounts over HTTP', () => {
     const noInclude = await service.call('GET', `/v2/carts/${cartId}`);
     expect(noInclude.body.included).toBeUndefined();
     expect(noInclude.body.data.meta.display_price.with_tax.amount).toBe(10800);
-    // Production's four includes are taken (promotions and tax_items too); others are a 400.
+    // Production's four includes are taken (promotions, cart-promotions-display.test.ts, and
+    // tax_items too); an unknown name is a 400.
     expect((await service.call('GET', `/v2/carts/${cartId}?include=promotions`)).status).toBe(200);
     expect((await service.call('GET', `/v2/carts/${cartId}?include=coupons`)).status).toBe(400);
   });

@@ -54,18 +54,23 @@ describe('files over HTTP', () => {
       /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     );
     expect(file.meta.timestamps.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(file.link.href).toBe(`${service.url}/v2/files/${file.id}/content`);
+    // A public file's href is its tokenless public address, as production's CDN URL is.
+    expect(file.link.href).toBe(`${service.url}/files/${file.id}/photo.png`);
 
     const read = await service.call('GET', `/v2/files/${file.id}`);
     expect(read.status).toBe(200);
     expect(read.body.data).toEqual(file);
 
-    const content = await fetch(file.link.href, { headers: { authorization: `Bearer ${token}` } });
+    const content = await fetch(`${service.url}/v2/files/${file.id}/content`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(content.status).toBe(200);
     expect(content.headers.get('content-type')).toBe('image/png');
     expect(new Uint8Array(await content.arrayBuffer())).toEqual(bytes);
     const anonymous = await fetch(file.link.href);
-    expect(anonymous.status).toBe(401);
+    expect(anonymous.status).toBe(200);
+    expect(new Uint8Array(await anonymous.arrayBuffer())).toEqual(bytes);
+    expect((await fetch(`${service.url}/v2/files/${file.id}/content`)).status).toBe(401);
 
     expect((await service.call('DELETE', `/v2/files/${file.id}`)).status).toBe(204);
     expect((await service.call('GET', `/v2/files/${file.id}`)).status).toBe(404);

@@ -142,7 +142,16 @@ describe('the demo seed', () => {
     wipeStoreData(db, ALPHA);
     const empty = snapshot(db, ALPHA);
     expect(Object.values(empty).every((rows) => rows.length === 0)).toBe(true);
-    expect(db.prepare('SELECT count(*) FROM file_contents').pluck().get()).toBe(5);
+    // What is left is the other store's: its five files and its products' images.
+    const betaFiles = db.prepare('SELECT count(*) FROM files WHERE store_id = ?').pluck().get(BETA);
+    expect(db.prepare('SELECT count(*) FROM file_contents').pluck().get()).toBe(betaFiles);
+    expect(betaFiles).toBe(
+      5 +
+        (db
+          .prepare('SELECT count(*) FROM pcm_products WHERE store_id = ?')
+          .pluck()
+          .get(BETA) as number),
+    );
   });
 
   it('makes v4-form uuids from its PRNG', () => {
@@ -191,7 +200,9 @@ describe('the demo seed', () => {
         const entries = await get('/v2/extensions/wishlists');
         expect(entries.meta.results.total).toBe(40);
         expect(entries.data[0].type).toBe('wishlists_ext');
-        expect((await get('/v2/files')).meta.results.total).toBe(5);
+        // Five files, and a main image for each of the products (seed/images.ts).
+        const products = (await get('/pcm/products?page[limit]=1')).meta.results.total;
+        expect((await get('/v2/files')).meta.results.total).toBe(5 + products);
         expect((await get('/v2/accounts')).meta.results.total).toBe(32);
         return (await get('/v2/orders')).meta.results.total as number;
       } finally {

@@ -3,10 +3,10 @@
  * API's. Amounts are integers in minor units of the cart's currency, each with its formatted
  * form (money.ts).
  */
-import { cachedStatement, type Db } from '../db.ts';
 import { type ItemTotals, type MoneyValue, money } from '../money.ts';
 import type { PromotionLine } from '../promotions/engine.ts';
 import { shownBundleConfiguration } from './bundles.ts';
+import { presentPromotionItems, promotionItemRefs } from './promotion-display.ts';
 import {
   type CartState,
   cartExpiresAt,
@@ -156,7 +156,12 @@ export function presentCart(state: CartState) {
       ...(cart.account_id == null
         ? {}
         : { accounts: { data: [{ type: 'account', id: cart.account_id }] } }),
-      items: { data: state.items.map((i) => ({ type: i.type ?? 'custom_item', id: i.id })) },
+      items: {
+        data: [
+          ...state.items.map((i) => ({ type: i.type ?? 'custom_item', id: i.id })),
+          ...promotionItemRefs(state),
+        ],
+      },
       custom_discounts: {
         data: discountsOn(state, null).map((d) => ({ type: 'custom_discount', id: d.id })),
       },
@@ -164,43 +169,16 @@ export function presentCart(state: CartState) {
   };
 }
 
-interface PromotionDates {
-  id: string;
-  automatic: number;
-  starts_at: string;
-  ends_at: string;
-}
-
 /**
- * `include=promotions`: each promotion that takes something off the cart now, once, as
- * production's `included.promotions` shows them (id, name, automatic, source, start and end).
+ * Every item of the cart, with the line totals computed once for all of them, then its
+ * promotion items (carts/promotion-display.ts).
  */
-export function presentCartPromotions(db: Db, state: CartState) {
-  const seen = new Map(state.promotions.map((line) => [line.promotion.promotionId, line]));
-  if (seen.size === 0) return [];
-  const rows = cachedStatement(
-    db,
-    `SELECT id, automatic, starts_at, ends_at FROM promotions
-      WHERE store_id = ? AND id IN (SELECT value FROM json_each(?))`,
-  ).all(state.cart.store_id, JSON.stringify([...seen.keys()])) as PromotionDates[];
-  const dates = new Map(rows.map((row) => [row.id, row]));
-  return [...seen.values()].map(({ promotion }) => {
-    const row = dates.get(promotion.promotionId);
-    return {
-      id: promotion.promotionId,
-      type: 'promotion',
-      name: promotion.name,
-      automatic: row === undefined ? promotion.code === null : row.automatic === 1,
-      promotion_source: promotion.kind === 'rule' ? 'rule-promotion' : 'promotion',
-      ...(row === undefined ? {} : { start: row.starts_at, end: row.ends_at }),
-    };
-  });
-}
-
-/** Every item of the cart, with the line totals computed once for all of them. */
 export function presentAllItems(state: CartState) {
   const lines = totalsOf(state).items;
-  return state.items.map((item, i) => presentItem(state, item, lines[i]));
+  return [
+    ...state.items.map((item, i) => presentItem(state, item, lines[i])),
+    ...presentPromotionItems(state),
+  ];
 }
 
 /** The production API answers every item write with the cart's whole item list and totals. */

@@ -157,6 +157,11 @@ export function removeCode(db: Db, cartId: string, code: string): void {
   if (removed === 0) throw notFound(`Cart ${cartId} has no promotion code "${code}".`);
 }
 
+/** Removes every promotion code of the cart (emptying it: `DELETE /v2/carts/{id}/items`). */
+export function removeAllCodes(db: Db, cartId: string): void {
+  db.prepare('DELETE FROM cart_promotion_codes WHERE cart_id = ?').run(cartId);
+}
+
 /**
  * Checkout's part, inside its transaction: each code whose promotion took something off the
  * order uses one use (422, and so no order, when it has none left, or none left for this

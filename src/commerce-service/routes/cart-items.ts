@@ -14,11 +14,11 @@ import {
   type ItemError,
 } from '../carts/add-items.ts';
 import { parseCustomItem, parseQuantityUpdate } from '../carts/bodies.ts';
-import { keepBundleConfiguration } from '../carts/bundles.ts';
 import { emitCartUpdated } from '../carts/events.ts';
 import { parseItemOptions, parseItemsRequest } from '../carts/item-requests.ts';
 import { presentItems } from '../carts/present.ts';
 import { cartItemData, parseProductItem } from '../carts/product-items.ts';
+import { includedPromotions } from '../carts/promotion-display.ts';
 import { priceCatalogLine, unpriceableError } from '../carts/reprice.ts';
 import {
   type CartState,
@@ -34,7 +34,13 @@ import { judgeCartTotals } from '../carts/totals.ts';
 import type { ResolvedCatalog } from '../catalogs/resolve.ts';
 import type { ServiceContext } from '../context.ts';
 import { checkStock } from '../inventory/stock.ts';
-import { applyCode, judgeCode, promotionItemCode, removeCode } from '../promotions/cart-codes.ts';
+import {
+  applyCode,
+  judgeCode,
+  promotionItemCode,
+  removeAllCodes,
+  removeCode,
+} from '../promotions/cart-codes.ts';
 import type { CartParams } from './carts.ts';
 import { resolvedCatalog } from './shopper-catalog.ts';
 
@@ -89,8 +95,20 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
   }
 
   return async (app) => {
-    app.get<{ Params: CartParams }>('/carts/:cartId/items', async (request) =>
-      presentItems(loadCart(db, request.store.id, request.params.cartId, ctx.clock())),
+    app.get<{ Params: CartParams; Querystring: { include?: unknown } }>(
+      '/carts/:cartId/items',
+      async (request) => {
+        const state = loadCart(db, request.store.id, request.params.cartId, ctx.clock());
+        // Production's Get Cart Items: every promotion, cart and item level, condensed.
+        const include = request.query.include;
+        if (typeof include !== 'string' || !include.split(',').includes('promotions')) {
+          return presentItems(state);
+        }
+        return {
+          ...presentItems(state),
+          included: { promotions: includedPromotions(db, state, true) },
+        };
+      },
     );
 
     app.post<{ Params: CartParams }>('/carts/:cartId/items', async (request, reply) => {
@@ -127,9 +145,11 @@ export function cartItemRoutes(ctx: ServiceContext): FastifyPluginAsync {
       return result;
     });
 
+    // Emptying a cart takes its promotion codes with its items, as production does.
     app.delete<{ Params: CartParams }>('/carts/:cartId/items', async (request) =>
       writeItems(request.store.id, request.params.cartId, (state) => {
         deleteItems(db, state.cart.id);
+        removeAllCodes(db, state.cart.id);
       }),
     );
 

@@ -10,12 +10,8 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { mayUseCart } from '../carts/access.ts';
 import { parseCartUpdate, parseNewCart } from '../carts/bodies.ts';
 import { emitCartUpdated } from '../carts/events.ts';
-import {
-  presentAllItems,
-  presentCart,
-  presentCartDiscounts,
-  presentCartPromotions,
-} from '../carts/present.ts';
+import { presentAllItems, presentCart, presentCartDiscounts } from '../carts/present.ts';
+import { includedPromotions } from '../carts/promotion-display.ts';
 import {
   deleteCart,
   expiryCutoff,
@@ -151,10 +147,18 @@ export function cartRoutes(ctx: ServiceContext): FastifyPluginAsync {
         if (include.has('items')) included.items = presentAllItems(state);
         if (include.has('custom_discounts'))
           included.custom_discounts = presentCartDiscounts(state);
-        if (include.has('promotions')) included.promotions = presentCartPromotions(db, state);
+        const data = presentCart(state);
+        if (include.has('promotions')) {
+          // Production: cart-level promotions, item-level ones too with include=items.
+          const promotions = includedPromotions(db, state, include.has('items'));
+          included.promotions = promotions;
+          Object.assign(data.relationships, {
+            promotions: { data: promotions.map((p) => ({ type: 'promotion', id: p.id })) },
+          });
+        }
         // The service computes no tax (tax is zero everywhere), so a cart has no tax items.
         if (include.has('tax_items')) included.tax_items = [];
-        return { data: presentCart(state), included };
+        return { data, included };
       },
     );
 
