@@ -138,6 +138,12 @@ describe('prices', () => {
     const page = await get(`/catalog/products?filter=eq(sku,SHIRT-1)&include=main_image,files`);
     expect(page.body.included.main_images.map((f: { id: string }) => f.id)).toEqual([fileId]);
     expect(page.body.included.files).toEqual([]);
+    // The official SDK repeats the parameter (`include=a&include=b`): the same answer.
+    const repeated = await get(
+      `/catalog/products?filter=eq(sku,SHIRT-1)&include=main_image&include=files`,
+    );
+    expect(repeated.status).toBe(200);
+    expect(repeated.body.included).toEqual(page.body.included);
     const bad = await get('/catalog/products?include=reviews');
     expect([bad.status, errorOf(bad).source]).toEqual([400, 'include']);
   });

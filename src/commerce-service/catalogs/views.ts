@@ -16,6 +16,7 @@
 import type { FastifyRequest } from 'fastify';
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest } from '../errors.ts';
+import { parseIncludes } from '../includes.ts';
 import { currencyDecimals, DEFAULT_CURRENCY, formatMoney } from '../money.ts';
 import { type PriceRecord, priceInCurrency, type ResolvedPrice } from '../pricebooks/resolve.ts';
 import { type FileRow, presentFile } from '../routes/files.ts';
@@ -181,21 +182,12 @@ export type ProductInclude = 'main_image' | 'files' | 'component_products';
 
 /** `include=` of product reads: main_image, files, component_products (bundle-views.ts). */
 export function productIncludes(request: FastifyRequest): Set<ProductInclude> {
-  const raw = (request.query as Record<string, unknown>).include;
-  const set = new Set<ProductInclude>();
-  if (raw === undefined || raw === '') return set;
-  if (typeof raw !== 'string') throw badRequest('include must be a comma list.', 'include');
-  for (const part of raw.split(',').map((p) => p.trim())) {
-    if (part === 'main_image' || part === 'main_images') set.add('main_image');
-    else if (part === 'files' || part === 'component_products') set.add(part);
-    else {
-      throw badRequest(
-        `include may hold main_image, files and component_products, got "${part}".`,
-        'include',
-      );
-    }
-  }
-  return set;
+  // `include=a,b` and the SDK's repeated `include=a&include=b` alike (../includes.ts).
+  return parseIncludes(
+    (request.query as Record<string, unknown>).include,
+    ['main_image', 'files', 'component_products'] as const,
+    { main_images: 'main_image' },
+  );
 }
 
 function presentProduct(
