@@ -92,23 +92,18 @@
  *   getAnOrder GET /v2/orders/{order}?include=items; getByContextAllProducts again
  */
 import {
-  checkoutApi,
   createACart,
   createAnAccessToken,
   deleteACartItem,
-  deleteAllCartItems,
   deleteV2AccountAddress,
-  getACart,
   getAnOrder,
   getByContextAllProducts,
-  getByContextProduct,
   getCustomerOrders,
   getV2AccountAddress,
   getV2AccountAddresses,
   getV2AccountMembersAccountMemberId,
   getV2AccountsAccountId,
   manageCarts,
-  paymentSetup,
   postV2AccountAddress,
   postV2AccountMembersTokens,
   putV2AccountAddress,
@@ -127,7 +122,17 @@ import {
   type SentRequest,
   storefrontClient,
 } from './storefront-replay.ts';
-import { layout, productPage, todoSteps } from './storefront-replay-pages.ts';
+import {
+  cartPage,
+  checkoutPage,
+  layout,
+  paymentComplete,
+  productPage,
+  raw,
+  SHIPPING,
+  signedIn,
+} from './storefront-replay-pages.ts';
+import { todoSteps } from './storefront-replay-todo.ts';
 
 let service: SeededService;
 let client: ReturnType<typeof storefrontClient>;
@@ -138,15 +143,6 @@ let stockedStandard: string[] = [];
 const jar: CookieJar = {};
 const sent: SentRequest[] = [];
 const CLIENT_ID = DEFAULT_TEST_CLIENTS[0]?.id ?? '';
-const SHIPPING = {
-  first_name: 'Grace',
-  last_name: 'Hopper',
-  line_1: '1 Compiler Way',
-  city: 'Arlington',
-  region: 'VA',
-  postcode: '22201',
-  country: 'US',
-};
 /** What the visit carries from page to page. */
 const visit: { products: any[]; guestOrder?: string; accountOrder?: string; address?: string } = {
   products: [],
@@ -171,8 +167,6 @@ beforeAll(async () => {
     .map((p: { id: string }) => p.id);
 }, 60_000);
 afterAll(() => service?.close());
-
-const cur = () => ({ 'Accept-Language': 'en', 'X-Moltin-Currency': jar.currency });
 
 describe("the reference storefront's visit, call by call", () => {
   it('arrives: the middleware takes an implicit token and makes the cart', async () => {
@@ -247,7 +241,7 @@ describe("the reference storefront's visit, call by call", () => {
   todoSteps.catalog(it, () => ({ client, jar }));
 
   it('cart page: items, a quantity changed, an item removed', async () => {
-    const cart = await cartPage();
+    const cart = await cartPage(client, jar);
     const [first, second] = cart.included.items;
     const updated = ok(
       await updateACartItem({
@@ -266,15 +260,15 @@ describe("the reference storefront's visit, call by call", () => {
       } as never),
       'removeCartItemAction',
     );
-    const after = await cartPage();
+    const after = await cartPage(client, jar);
     expect(after.included.items.map((i: any) => [i.id, i.quantity])).toEqual([[first.id, 3]]);
   });
 
   todoSteps.promotion(it, () => ({ client, jar }));
 
   it('guest checkout and payment', async () => {
-    await checkoutPage();
-    visit.guestOrder = await paymentComplete({
+    await checkoutPage(client, jar);
+    visit.guestOrder = await paymentComplete(client, jar, {
       customer: {
         email: 'guest@example.com',
         name: `${SHIPPING.first_name} ${SHIPPING.last_name}`,
@@ -300,21 +294,21 @@ describe("the reference storefront's visit, call by call", () => {
       } as never),
       'register',
     );
-    signedIn(result);
+    signedIn(jar, result);
     const member = await layout(client, jar);
     expect(member?.data.email).toBe('New.Shopper@example.com');
     jar.member = undefined; // logout: the member cookie is deleted
   });
 
   it('sign-in: the login page, then a password sign-in', async () => {
-    const settings = await raw('GET', '/v2/settings/account-authentication');
+    const settings = await raw(service.url, jar, '/v2/settings/account-authentication');
     expectShape(
       settings,
       { 'data.relationships.authentication_realm.data.id': 'id', 'data.meta.client_id': 'string' },
       'account-authentication settings',
     );
     const realm = settings.data.relationships.authentication_realm.data.id;
-    const oidc = await raw('GET', `/v2/authentication-realms/${realm}/oidc-profiles`);
+    const oidc = await raw(service.url, jar, `/v2/authentication-realms/${realm}/oidc-profiles`);
     expect(oidc.data).toEqual([]);
     const result = ok(
       await postV2AccountMembersTokens({
@@ -331,7 +325,7 @@ describe("the reference storefront's visit, call by call", () => {
       } as never),
       'login',
     );
-    signedIn(result);
+    signedIn(jar, result);
     const member = await layout(client, jar);
     expect(member?.data.name).toBeTypeOf('string');
   });
@@ -433,7 +427,7 @@ describe("the reference storefront's visit, call by call", () => {
       } as never),
       'addToCartAction',
     );
-    await checkoutPage();
+    await checkoutPage(client, jar);
     const member = ok(
       await getV2AccountMembersAccountMemberId({
         client,
@@ -446,7 +440,7 @@ describe("the reference storefront's visit, call by call", () => {
       'checkout: addresses',
     );
     expect(addresses.data.map((a: any) => a.id)).toContain(visit.address);
-    visit.accountOrder = await paymentComplete({
+    visit.accountOrder = await paymentComplete(client, jar, {
       account: { id: jar.member?.selected, member_id: jar.member?.accountMemberId },
       contact: { name: member.data.name, email: member.data.email },
     });
@@ -545,163 +539,3 @@ describe("the reference storefront's visit, call by call", () => {
     ).toBe(true);
   });
 });
-
-/** cart/page.tsx: the cart with its four includes, then each item's product. */
-async function cartPage(): Promise<any> {
-  const cart = ok(
-    await getACart({
-      client,
-      path: { cartID: jar.cart as string },
-      query: { include: ['items', 'promotions', 'tax_items', 'custom_discounts'] },
-      headers: cur(),
-    } as never),
-    'cart page',
-  );
-  expectShape(
-    cart,
-    {
-      'data.id': 'id',
-      ...price('data.meta.display_price.with_tax'),
-      ...price('data.meta.display_price.without_tax'),
-      ...price('data.meta.display_price.tax'),
-      'included.items[].id': 'id',
-      'included.items[].type': 'string',
-      'included.items[].name': 'string',
-      'included.items[].quantity': 'number',
-      ...price('included.items[].meta.display_price.with_tax.unit'),
-      ...price('included.items[].meta.display_price.with_tax.value'),
-    },
-    'cart page',
-  );
-  for (const item of cart.included.items.filter((i: any) => i.product_id)) {
-    ok(
-      await getByContextProduct({
-        client,
-        path: { product_id: item.product_id },
-        headers: cur(),
-      } as never),
-      'cart item product',
-    );
-  }
-  return cart;
-}
-
-/** checkout/page.tsx: the cart (include=items) and each item's product. */
-async function checkoutPage(): Promise<void> {
-  const cart = ok(
-    await getACart({
-      client,
-      path: { cartID: jar.cart as string },
-      query: { include: ['items'] },
-      headers: cur(),
-    } as never),
-    'checkout page cart',
-  );
-  for (const item of cart.included.items) {
-    ok(
-      await getByContextProduct({
-        client,
-        path: { product_id: item.product_id },
-        headers: cur(),
-      } as never),
-      'checkout item product',
-    );
-  }
-}
-
-/** checkout/actions.ts paymentComplete: shipping item, checkout, payment, images, clear. */
-async function paymentComplete(who: Record<string, unknown>): Promise<string> {
-  const cartID = jar.cart as string;
-  ok(
-    await manageCarts({
-      client,
-      path: { cartID },
-      body: {
-        data: {
-          type: 'custom_item',
-          name: 'Shipping',
-          sku: '__shipping_standard',
-          quantity: 1,
-          price: { amount: 0, includes_tax: true },
-        },
-      },
-      headers: cur(),
-    } as never),
-    'shipping item',
-  );
-  const order = ok(
-    await checkoutApi({
-      client,
-      path: { cartID },
-      body: { data: { ...who, billing_address: SHIPPING, shipping_address: SHIPPING } },
-      headers: cur(),
-    } as never),
-    'checkoutApi',
-  );
-  expectShape(order, { 'data.id': 'id', ...price('data.meta.display_price.with_tax') }, 'order');
-  const payment = ok(
-    await paymentSetup({
-      client,
-      path: { orderID: order.data.id },
-      body: { data: { gateway: 'manual', method: 'purchase' } },
-      headers: cur(),
-    } as never),
-    'paymentSetup',
-  );
-  expectShape(payment, { 'data.id': 'id', 'data.status': 'string' }, 'transaction');
-  expect([payment.data.status, payment.data.transaction_type]).toEqual(['complete', 'purchase']);
-  const cart = ok(
-    await getACart({
-      client,
-      path: { cartID },
-      query: { include: ['items'] },
-      headers: cur(),
-    } as never),
-    'cart after payment',
-  );
-  const productIds = cart.included.items.map((i: any) => i.product_id).join(',');
-  ok(
-    await getByContextAllProducts({
-      client,
-      query: { filter: `in(id,${productIds})`, include: ['main_image'] },
-      headers: cur(),
-    } as never),
-    'confirmation products',
-  );
-  ok(
-    await deleteAllCartItems({ client, path: { cartID }, headers: cur() } as never),
-    'deleteAllCartItems',
-  );
-  return order.data.id;
-}
-
-/** createCookieFromGenerateTokenResponse: one token per account, the first selected. */
-function signedIn(result: any): void {
-  expectShape(
-    result,
-    {
-      'data[].account_id': 'id',
-      'data[].account_name': 'string',
-      'data[].token': 'string',
-      'data[].expires': 'string',
-      'data[].type': 'string',
-      'meta.account_member_id': 'id',
-    },
-    'account member tokens',
-  );
-  jar.member = {
-    accounts: Object.fromEntries(result.data.map((t: any) => [t.account_id, t])),
-    selected: result.data[0].account_id,
-    accountMemberId: result.meta.account_member_id,
-  };
-}
-
-/** The login page's own fetches (not the SDK): Bearer of the credentials cookie only. */
-async function raw(method: string, path: string): Promise<any> {
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${jar.credentials?.access_token}` },
-  });
-  expect(response.status, path).toBe(200);
-  return response.json();
-}

@@ -1,17 +1,14 @@
 /**
- * The reference storefront's pages that several steps of reference-storefront.test.ts render
- * (the layout every page has, a product page), and the steps that wait for features still on
- * their way to main: each is an `it.todo` holding the calls the storefront makes, so the lead
- * turns it on (`it.todo` → `it`) when its feature lands.
+ * The reference storefront's pages and actions that the steps of reference-storefront.test.ts
+ * render or run, each with the SDK calls its file makes: the layout every page has, a product
+ * page, the cart and checkout pages, paymentComplete, the sign-in cookie, the login page's fetch.
  */
 import {
-  deleteAPromotionViaPromotionCode,
+  checkoutApi,
+  deleteAllCartItems,
   getACart,
-  getAllCurrencies,
-  getAllFiles,
   getByContextAllHierarchies,
   getByContextAllProducts,
-  getByContextChildProducts,
   getByContextHierarchyChildNodes,
   getByContextHierarchyNodes,
   getByContextProduct,
@@ -19,9 +16,9 @@ import {
   getV2AccountMembersAccountMemberId,
   listLocations,
   manageCarts,
-  postMultiSearch,
+  paymentSetup,
 } from '@epcc-sdk/sdks-shopper';
-import { expect, type it as vitestIt } from 'vitest';
+import { expect } from 'vitest';
 import {
   type CookieJar,
   expectShape,
@@ -31,7 +28,6 @@ import {
 } from './storefront-replay.ts';
 
 type Client = ReturnType<typeof storefrontClient>;
-type Context = () => { client: Client; jar: CookieJar };
 const cur = (jar: CookieJar) => ({ 'Accept-Language': 'en', 'X-Moltin-Currency': jar.currency });
 
 /**
@@ -123,301 +119,177 @@ export async function productPage(client: Client, jar: CookieJar, id: string): P
   return product;
 }
 
-/** Steps whose features land on main with other branches: their calls, as todo. */
-export const todoSteps = {
-  currencies(it: typeof vitestIt, ctx: Context) {
-    it.todo('header currencies: getAllCurrencies, en → USD — lands with currencies', async () => {
-      const { client, jar } = ctx();
-      const currencies = ok(await getAllCurrencies({ client } as never), 'getAllCurrencies');
-      expectShape(
-        currencies,
-        {
-          'data[].code': 'string',
-          'data[].format': 'string',
-          'data[].decimal_places': 'number',
-          'data[].enabled': 'boolean',
-          'data[].default': 'boolean',
-        },
-        'currencies',
-      );
-      // getPreferredCurrency('en', …): LOCALE_TO_CURRENCY.en, enabled, else the enabled default.
-      const usd = currencies.data.find((c: any) => c.code === 'USD' && c.enabled);
-      jar.currency = (usd ?? currencies.data.find((c: any) => c.default && c.enabled)).code;
-      expect(jar.currency).toBe('USD');
-    });
-  },
-
-  catalog(it: typeof vitestIt, ctx: Context) {
-    it.todo('category page through search with facets — lands with catalog search', async () => {
-      const { client, jar } = ctx();
-      const facets =
-        'meta.search.categories.lvl0,meta.search.categories.lvl1,price.USD.float_price';
-      const nav = ok(await getByContextAllHierarchies({ client }), 'hierarchies');
-      const node = ok(
-        await getByContextHierarchyChildNodes({ client, path: { hierarchy_id: nav.data[0].id } }),
-        'child nodes',
-      ).data[0].attributes.name;
-      const result = ok(
-        await postMultiSearch({
-          client,
-          headers: {},
-          body: {
-            searches: [
-              {
-                type: 'search',
-                q: '*',
-                facet_by: facets,
-                filter_by: `meta.search.categories.lvl0:=[\`${nav.data[0].attributes.name}\`]`,
-                max_facet_values: 10,
-                page: 1,
-                per_page: 20,
-                highlight_full_fields: 'attributes.name,attributes.description',
-              },
-              {
-                type: 'search',
-                q: '*',
-                facet_by: 'meta.search.categories.lvl0',
-                page: 1,
-                per_page: 0,
-              },
-            ],
-          },
-        } as never),
-        'category search',
-      );
-      expectShape(
-        result,
-        {
-          'results[].found': 'number',
-          'results[].page': 'number',
-          'results[].facet_counts[].field_name': 'string',
-          'results[].facet_counts[].counts': 'array',
-          'results[0].request_params.per_page': 'number',
-        },
-        'multi-search',
-      );
-      const [hits] = result.results;
-      expectShape(
-        hits,
-        {
-          'hits[].document.id': 'id',
-          'hits[].document.attributes.name': 'string',
-          'hits[].document.attributes.slug': 'string',
-          ...price('hits[].document.meta.display_price.with_tax'),
-          'hits[].highlights': 'array',
-        },
-        `category ${node}`,
-      );
-      const images = hits.hits
-        .map((h: any) => h.document.relationships?.main_image?.data?.id)
-        .filter(Boolean);
-      const files = ok(
-        await getAllFiles({ client, query: { filter: `in(id,${images.join(',')})` } } as never),
-        'hit images',
-      );
-      expectShape(files, { 'data[].id': 'id', 'data[].link.href': 'string' }, 'hit images');
-      void jar;
-    });
-
-    it.todo('autocomplete — lands with catalog search', async () => {
-      const { client } = ctx();
-      const result = ok(
-        await postMultiSearch({
-          client,
-          body: {
-            searches: [
-              {
-                type: 'autocomplete',
-                highlight_full_fields: 'name',
-                q: 'tee',
-                include_fields: 'name',
-              },
-            ],
-          },
-        } as never),
-        'autocomplete',
-      );
-      expectShape(result, { 'results[].hits[].document.q': 'string' }, 'autocomplete');
-    });
-
-    it.todo('product images: featured products with loadable main images — lands with files and demo images', async () => {
-      const { client } = ctx();
-      const featured = ok(
-        await getByContextAllProducts({ client, query: { include: ['main_image'] } as never }),
-        'featured',
-      );
-      expectShape(
-        featured,
-        {
-          'data[].relationships.main_image.data.id': 'id',
-          'included.main_images[].id': 'id',
-          'included.main_images[].mime_type': 'string',
-          'included.main_images[].link.href': 'string',
-        },
-        'main images',
-      );
-      const image = await fetch(featured.included.main_images[0].link.href);
-      expect(image.status).toBe(200);
-      expect(image.headers.get('content-type')).toMatch(/^image\//);
-    });
-
-    it.todo('variation product: picker data, a child page, the child in the cart — lands with variations', async () => {
-      const { client, jar } = ctx();
-      const parents = ok(
-        await getByContextAllProducts({
-          client,
-          query: { filter: 'eq(product_types,parent)' },
-        } as never),
-        'parents',
-      );
-      const parentId = parents.data[0].id;
-      const parent = await productPage(client, jar, parentId);
-      expectShape(
-        parent,
-        {
-          'data.meta.variations[].id': 'id',
-          'data.meta.variations[].name': 'string',
-          'data.meta.variations[].options[].id': 'id',
-          'data.meta.variations[].options[].name': 'string',
-          'data.meta.variation_matrix': 'object',
-        },
-        'parent',
-      );
-      const children = ok(
-        await getByContextChildProducts({
-          client,
-          path: { product_id: parentId },
-          query: { include: ['main_image', 'files', 'component_products'] },
-          headers: cur(jar),
-        } as never),
-        'children',
-      );
-      // The picker: "Size M, Blue" → variation_matrix[optionId][optionId] = a child's id.
-      let entry: any = parent.data.meta.variation_matrix;
-      for (const variation of parent.data.meta.variations) entry = entry[variation.options[0].id];
-      expect(children.data.map((c: any) => c.id)).toContain(entry);
-      const child = await productPage(client, jar, entry);
-      expect(child.data.relationships.parent.data.id).toBe(parentId);
-      expectShape(child, { 'data.meta.child_variations[].id': 'id' }, 'child');
-      ok(
-        await getByContextProduct({
-          client,
-          path: { product_id: parentId },
-          query: { include: ['main_image', 'files', 'component_products'] },
-          headers: cur(jar),
-        } as never),
-        'the child page: its parent',
-      );
-      ok(
-        await manageCarts({
-          client,
-          path: { cartID: jar.cart },
-          body: { data: { type: 'cart_item', id: entry, quantity: 1 } },
-          headers: { 'X-Moltin-Currency': jar.currency },
-        } as never),
-        'add the child',
-      );
-    });
-
-    it.todo('bundle product: components, their images, the bundle in the cart — lands with bundles', async () => {
-      const { client, jar } = ctx();
-      const bundles = ok(
-        await getByContextAllProducts({
-          client,
-          query: { filter: 'eq(product_types,bundle)' },
-        } as never),
-        'bundles',
-      );
-      const bundle = await productPage(client, jar, bundles.data[0].id);
-      expectShape(
-        bundle,
-        {
-          'data.attributes.components': 'object',
-          'included.component_products[].id': 'id',
-          'included.component_products[].attributes.name': 'string',
-          ...price('included.component_products[].meta.display_price.without_tax'),
-          'data.meta.bundle_configuration.selected_options': 'object',
-        },
-        'bundle',
-      );
-      const images = bundle.included.component_products
-        .map((c: any) => c.relationships?.main_image?.data?.id)
-        .filter(Boolean);
-      ok(
-        await getAllFiles({ client, query: { filter: `in(id,${images.join(',')})` } } as never),
-        'component images',
-      );
-      const added = ok(
-        await manageCarts({
-          client,
-          path: { cartID: jar.cart },
-          body: {
-            data: {
-              type: 'cart_item',
-              id: bundle.data.id,
-              bundle_configuration: {
-                selected_options: bundle.data.meta.bundle_configuration.selected_options,
-              },
-              quantity: 1,
-            },
-          },
-          headers: { 'X-Moltin-Currency': jar.currency },
-        } as never),
-        'addToBundleAction',
-      );
-      const item = added.data.find((i: any) => i.product_id === bundle.data.id);
-      expect(item.bundle_configuration.selected_options).toEqual(
-        bundle.data.meta.bundle_configuration.selected_options,
-      );
-    });
-  },
-
-  promotion(it: typeof vitestIt, ctx: Context) {
-    it.todo('cart: a promotion code shown and removed — lands with promotions and the demo code', async () => {
-      const { client, jar } = ctx();
-      const code = process.env.DEMO_PROMOTION_CODE ?? 'WELCOME10';
-      ok(
-        await manageCarts({
-          client,
-          path: { cartID: jar.cart },
-          body: { data: { type: 'promotion_item', code } },
-          headers: { 'X-Moltin-Currency': jar.currency },
-        } as never),
-        'applyDiscount',
-      );
-      const cart = ok(
-        await getACart({
-          client,
-          path: { cartID: jar.cart },
-          query: { include: ['items', 'promotions', 'tax_items', 'custom_discounts'] },
-          headers: cur(jar),
-        } as never),
-        'cart with the code',
-      );
-      // CartDiscounts.tsx: promotion_item entries (code or sku) and items' discounts[].code.
-      const items = cart.included.items;
-      const shown = [
-        ...items.filter((i: any) => i.type === 'promotion_item').map((i: any) => i.code ?? i.sku),
-        ...items.flatMap((i: any) => (i.discounts ?? []).map((d: any) => d.code)),
-      ];
-      expect(shown).toContain(code);
-      expectShape(cart, price('data.meta.display_price.discount'), 'discount');
-      ok(
-        await deleteAPromotionViaPromotionCode({
-          client,
-          path: { cartID: jar.cart, promoCode: code },
-        } as never),
-        'removeCartPromotionAction',
-      );
-      const after = ok(
-        await getACart({
-          client,
-          path: { cartID: jar.cart },
-          query: { include: ['items'] },
-        } as never),
-        'cart without the code',
-      );
-      expect(after.included.items.some((i: any) => i.type === 'promotion_item')).toBe(false);
-    });
-  },
+/** The address the checkouts and the address book use. */
+export const SHIPPING = {
+  first_name: 'Grace',
+  last_name: 'Hopper',
+  line_1: '1 Compiler Way',
+  city: 'Arlington',
+  region: 'VA',
+  postcode: '22201',
+  country: 'US',
 };
+
+/** cart/page.tsx: the cart with its four includes, then each item's product. */
+export async function cartPage(client: Client, jar: CookieJar): Promise<any> {
+  const cart = ok(
+    await getACart({
+      client,
+      path: { cartID: jar.cart as string },
+      query: { include: ['items', 'promotions', 'tax_items', 'custom_discounts'] },
+      headers: cur(jar),
+    } as never),
+    'cart page',
+  );
+  expectShape(
+    cart,
+    {
+      'data.id': 'id',
+      ...price('data.meta.display_price.with_tax'),
+      ...price('data.meta.display_price.without_tax'),
+      ...price('data.meta.display_price.tax'),
+      'included.items[].id': 'id',
+      'included.items[].type': 'string',
+      'included.items[].name': 'string',
+      'included.items[].quantity': 'number',
+      ...price('included.items[].meta.display_price.with_tax.unit'),
+      ...price('included.items[].meta.display_price.with_tax.value'),
+    },
+    'cart page',
+  );
+  for (const item of cart.included.items.filter((i: any) => i.product_id)) {
+    ok(
+      await getByContextProduct({
+        client,
+        path: { product_id: item.product_id },
+        headers: cur(jar),
+      } as never),
+      'cart item product',
+    );
+  }
+  return cart;
+}
+
+/** checkout/page.tsx: the cart (include=items) and each item's product. */
+export async function checkoutPage(client: Client, jar: CookieJar): Promise<void> {
+  const cart = ok(
+    await getACart({
+      client,
+      path: { cartID: jar.cart as string },
+      query: { include: ['items'] },
+      headers: cur(jar),
+    } as never),
+    'checkout page cart',
+  );
+  for (const item of cart.included.items) {
+    ok(
+      await getByContextProduct({
+        client,
+        path: { product_id: item.product_id },
+        headers: cur(jar),
+      } as never),
+      'checkout item product',
+    );
+  }
+}
+
+/** checkout/actions.ts paymentComplete: shipping item, checkout, payment, images, clear. */
+export async function paymentComplete(
+  client: Client,
+  jar: CookieJar,
+  who: Record<string, unknown>,
+): Promise<string> {
+  const cartID = jar.cart as string;
+  ok(
+    await manageCarts({
+      client,
+      path: { cartID },
+      body: {
+        data: {
+          type: 'custom_item',
+          name: 'Shipping',
+          sku: '__shipping_standard',
+          quantity: 1,
+          price: { amount: 0, includes_tax: true },
+        },
+      },
+      headers: cur(jar),
+    } as never),
+    'shipping item',
+  );
+  const order = ok(
+    await checkoutApi({
+      client,
+      path: { cartID },
+      body: { data: { ...who, billing_address: SHIPPING, shipping_address: SHIPPING } },
+      headers: cur(jar),
+    } as never),
+    'checkoutApi',
+  );
+  expectShape(order, { 'data.id': 'id', ...price('data.meta.display_price.with_tax') }, 'order');
+  const payment = ok(
+    await paymentSetup({
+      client,
+      path: { orderID: order.data.id },
+      body: { data: { gateway: 'manual', method: 'purchase' } },
+      headers: cur(jar),
+    } as never),
+    'paymentSetup',
+  );
+  expectShape(payment, { 'data.id': 'id', 'data.status': 'string' }, 'transaction');
+  expect([payment.data.status, payment.data.transaction_type]).toEqual(['complete', 'purchase']);
+  const cart = ok(
+    await getACart({
+      client,
+      path: { cartID },
+      query: { include: ['items'] },
+      headers: cur(jar),
+    } as never),
+    'cart after payment',
+  );
+  const productIds = cart.included.items.map((i: any) => i.product_id).join(',');
+  ok(
+    await getByContextAllProducts({
+      client,
+      query: { filter: `in(id,${productIds})`, include: ['main_image'] },
+      headers: cur(jar),
+    } as never),
+    'confirmation products',
+  );
+  ok(
+    await deleteAllCartItems({ client, path: { cartID }, headers: cur(jar) } as never),
+    'deleteAllCartItems',
+  );
+  return order.data.id;
+}
+
+/** createCookieFromGenerateTokenResponse: one token per account, the first selected. */
+export function signedIn(jar: CookieJar, result: any): void {
+  expectShape(
+    result,
+    {
+      'data[].account_id': 'id',
+      'data[].account_name': 'string',
+      'data[].token': 'string',
+      'data[].expires': 'string',
+      'data[].type': 'string',
+      'meta.account_member_id': 'id',
+    },
+    'account member tokens',
+  );
+  jar.member = {
+    accounts: Object.fromEntries(result.data.map((t: any) => [t.account_id, t])),
+    selected: result.data[0].account_id,
+    accountMemberId: result.meta.account_member_id,
+  };
+}
+
+/** The login page's own fetches (not the SDK): Bearer of the credentials cookie only. */
+export async function raw(baseUrl: string, jar: CookieJar, path: string): Promise<any> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'GET',
+    headers: { Authorization: `Bearer ${jar.credentials?.access_token}` },
+  });
+  expect(response.status, path).toBe(200);
+  return response.json();
+}
