@@ -237,7 +237,27 @@ export async function paymentComplete(
     'paymentSetup',
   );
   expectShape(payment, { 'data.id': 'id', 'data.status': 'string' }, 'transaction');
-  expect([payment.data.status, payment.data.transaction_type]).toEqual(['complete', 'purchase']);
+  // The specification's TransactionResponse (cart_checkout.yaml).
+  expectShape(
+    payment,
+    {
+      'data.transaction-type': 'string',
+      'data.gateway': 'string',
+      'data.amount': 'number',
+      'data.refunded_amount': 'number',
+      'data.currency': 'string',
+      'data.relationships.order.data.id': 'id',
+      ...price('data.meta.display_price'),
+      ...price('data.meta.display_refunded_amount'),
+    },
+    'transaction',
+  );
+  expect(payment.data).toMatchObject({
+    'transaction-type': 'purchase',
+    status: 'complete',
+    amount: order.data.meta.display_price.with_tax.amount,
+    relationships: { order: { data: { id: order.data.id } } },
+  });
   const cart = ok(
     await getACart({
       client,
