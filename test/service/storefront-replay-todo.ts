@@ -33,6 +33,7 @@ const cur = (jar: CookieJar) => ({ 'Accept-Language': 'en', 'X-Moltin-Currency':
 /** Steps whose features land on main with other branches: their calls, as todo. */
 export const todoSteps = {
   currencies(it: typeof vitestIt, ctx: Context) {
+    // With it, set LANDED.currencies (storefront-replay-pages.ts): every page then calls it too.
     it.todo('header currencies: getAllCurrencies, en → USD — lands with currencies', async () => {
       const { client, jar } = ctx();
       const currencies = ok(await getAllCurrencies({ client } as never), 'getAllCurrencies');
