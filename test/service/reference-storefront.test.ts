@@ -353,7 +353,12 @@ describe("the reference storefront's visit, call by call", () => {
       await getV2AccountsAccountId({ client, path: { accountID: accountId } } as never),
       'account',
     );
-    expectShape(account, { 'data.id': 'id', 'data.name': 'string' }, 'account');
+    expectShape(
+      account,
+      { 'data.id': 'id', 'data.name': 'string', 'data.meta.timestamps.created_at': 'string' },
+      'account',
+    );
+    expect(account.data.type).toBe('account');
     const member = ok(
       await getV2AccountMembersAccountMemberId({
         client,
@@ -362,6 +367,10 @@ describe("the reference storefront's visit, call by call", () => {
       'account member',
     );
     expectShape(member, { 'data.name': 'string', 'data.email': 'string' }, 'account member');
+    expect([member.data.id, member.data.type]).toEqual([
+      jar.member?.accountMemberId,
+      'account_member',
+    ]);
     const renamed = `${account.data.name} (renamed)`;
     ok(
       await putV2AccountsAccountId({
@@ -403,9 +412,14 @@ describe("the reference storefront's visit, call by call", () => {
         'data.line_1': 'string',
         'data.postcode': 'string',
         'data.country': 'string',
+        // The specification's AccountAddressResponse.
+        'data.meta.timestamps.created_at': 'string',
+        'data.links.self': 'string',
+        'data.relationships.account.id': 'id',
       },
       'address',
     );
+    expect([read.data.type, read.data.relationships.account.id]).toEqual(['address', accountID]);
     ok(
       await putV2AccountAddress({
         client,

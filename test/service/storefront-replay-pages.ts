@@ -197,8 +197,17 @@ export async function cartPage(client: Client, jar: CookieJar): Promise<any> {
       'included.items[].quantity': 'number',
       ...price('included.items[].meta.display_price.with_tax.unit'),
       ...price('included.items[].meta.display_price.with_tax.value'),
+      // The specification's CartItemResponse.
+      'included.items[].product_id': 'id',
+      'included.items[].sku': 'string',
+      'included.items[].unit_price.amount': 'number',
+      'included.items[].value.amount': 'number',
     },
     'cart page',
+  );
+  expect(cart.data.type).toBe('cart');
+  expect(cart.included.items.map((i: any) => i.type)).toEqual(
+    cart.included.items.map(() => 'cart_item'),
   );
   for (const item of cart.included.items.filter((i: any) => i.product_id)) {
     ok(
@@ -271,7 +280,21 @@ export async function paymentComplete(
     } as never),
     'checkoutApi',
   );
-  expectShape(order, { 'data.id': 'id', ...price('data.meta.display_price.with_tax') }, 'order');
+  expectShape(
+    order,
+    {
+      'data.id': 'id',
+      'data.status': 'string',
+      'data.payment': 'string',
+      'data.shipping': 'string',
+      'data.shipping_address.line_1': 'string',
+      'data.billing_address.line_1': 'string',
+      'data.relationships.items.data[].id': 'id',
+      ...price('data.meta.display_price.with_tax'),
+    },
+    'order',
+  );
+  expect([order.data.type, order.data.payment]).toEqual(['order', 'unpaid']);
   const payment = ok(
     await paymentSetup({
       client,
