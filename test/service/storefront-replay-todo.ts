@@ -206,7 +206,15 @@ export const todoSteps = {
       expect(children.data.map((c: any) => c.id)).toContain(entry);
       const child = await productPage(client, jar, entry);
       expect(child.data.relationships.parent.data.id).toBe(parentId);
-      expectShape(child, { 'data.meta.child_variations[].id': 'id' }, 'child');
+      // The specification's product-meta: the child's variations, each with its chosen option.
+      expectShape(
+        child,
+        { 'data.meta.child_variations[].id': 'id', 'data.meta.child_variations[].option.id': 'id' },
+        'child',
+      );
+      expect(child.data.meta.child_variations.map((v: any) => v.option.id)).toEqual(
+        parent.data.meta.variations.map((v: any) => v.options[0].id),
+      );
       ok(
         await getByContextProduct({
           client,
