@@ -499,6 +499,7 @@ describe("the reference storefront's visit, call by call", () => {
         'included.items[].name': 'string',
         'included.items[].quantity': 'number',
         'included.items[].sku': 'string',
+        'included.items[].unit_price.amount': 'number', // sortOrderItems
         'meta.results.total': 'number',
       },
       'order history',
