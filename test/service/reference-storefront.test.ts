@@ -275,7 +275,11 @@ describe("the reference storefront's visit, call by call", () => {
       'removeCartItemAction',
     );
     const after = await cartPage(client, jar);
-    expect(after.included.items.map((i: any) => [i.id, i.quantity])).toEqual([[first.id, 3]]);
+    // (With the todo steps on, the variation child and the bundle are in the cart too.)
+    const ids = after.included.items.map((i: any) => i.id);
+    expect(ids).toContain(first.id);
+    expect(ids).not.toContain(second.id);
+    expect(after.included.items.find((i: any) => i.id === first.id).quantity).toBe(3);
   });
 
   todoSteps.promotion(it, () => ({ client, jar }));
