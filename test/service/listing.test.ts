@@ -104,6 +104,17 @@ describe('parseListQuery', () => {
     });
   });
 
+  it('skips the empty members of an in() list, as the reference storefront sends them', () => {
+    const cond = (filter: string) => parseListQuery({ filter }, spec, 25).conditions[0];
+    // An empty cart's `in(id,)`, a custom item's missing product_id in `in(id,a,)` or `in(id,,a)`.
+    expect(cond('in(id,)')).toEqual({ sql: '0', params: [] });
+    expect(cond('in(id,a,)')).toEqual({
+      sql: 'id IN (SELECT value FROM json_each(?))',
+      params: ['["a"]'],
+    });
+    expect(cond('in(id,, a ,)')?.params).toEqual(['["a"]']);
+  });
+
   it('turns sub-millisecond bounds into the equivalent millisecond comparisons', () => {
     const cond = (filter: string) => parseListQuery({ filter }, spec, 25).conditions[0];
     expect(cond('gt(created_at,2025-01-01T00:00:00.0005Z)')?.sql).toBe('created_at > ?');

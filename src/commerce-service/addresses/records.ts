@@ -65,8 +65,18 @@ export function presentAddress(row: AddressRow) {
     ...attributes,
     links: { self: `${ownerPath(owner)}/${row.id}` },
     meta: { timestamps: { created_at: row.created_at, updated_at: row.updated_at } },
-    relationships: { [owner.kind]: { data: { id: owner.id, type: owner.kind } } },
+    relationships: { [owner.kind]: relationship(owner) },
   };
+}
+
+/**
+ * The owner as a relationship. The account-addresses specification (AccountAddressResponse)
+ * puts the account's id and type straight under `relationships.account`; the JSON:API `data`
+ * form stays beside them for the clients that read it (and is the customer addresses' only one).
+ */
+function relationship(owner: AddressOwner) {
+  const data = { id: owner.id, type: owner.kind };
+  return owner.kind === 'account' ? { ...data, data } : { data };
 }
 
 /** The owner's address `id`; 404 when it has none by that id. */

@@ -302,7 +302,14 @@ function toCondition(clause: string, spec: ListSpec): SqlCondition {
     return { sql: `(${guard} AND ${inner.sql})`, params: inner.params };
   }
   if (op === 'in') {
-    const values = rawValue.split(',').map((v) => parseValue(name, attr, v, clause));
+    // The reference storefront sends `in(id,)` for an empty cart and `in(id,a,)` when a cart
+    // holds a custom item (no product_id): empty members name nothing, and an empty list
+    // matches nothing, instead of failing the page's call.
+    const values = rawValue
+      .split(',')
+      .filter((v) => v.trim() !== '')
+      .map((v) => parseValue(name, attr, v, clause));
+    if (values.length === 0) return { sql: '0', params: [] };
     if (values.length > MAX_IN_VALUES) {
       throw badRequest(`Filter "${clause}" lists more than ${MAX_IN_VALUES} values.`, 'filter');
     }

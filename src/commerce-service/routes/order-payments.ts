@@ -13,6 +13,7 @@ import { notFound, unprocessable } from '../errors.ts';
 import { isUuid, newId } from '../ids.ts';
 import { emitEvent } from '../integrations/events.ts';
 import { allocateOrderStock, type OrderLine } from '../inventory/stock.ts';
+import { money } from '../money.ts';
 import { requireData, requireEnum } from '../request-body.ts';
 import { storeOrderDocument } from './orders.ts';
 
@@ -71,16 +72,26 @@ export function orderPaymentRoutes(ctx: ServiceContext): FastifyPluginAsync {
           );
           const doc = storeOrderDocument(db, order.id);
           emitEvent(db, storeId, 'order.updated', () => ({ data: JSON.parse(doc) }));
+          const total = JSON.parse(doc).meta.display_price.with_tax;
           return {
             id: newId(),
             type: 'transaction',
+            // The specification's TransactionResponse names it `transaction-type`; the
+            // underscore form stays for the clients (the gateway) that read it already.
+            'transaction-type': method,
             transaction_type: method,
             gateway: 'manual',
             status: 'complete',
             amount: order.with_tax,
+            refunded_amount: 0,
             currency: order.currency,
             relationships: { order: { data: { type: 'order', id: order.id } } },
-            meta: { order_payment: payment, timestamps: { created_at: now, updated_at: now } },
+            meta: {
+              order_payment: payment,
+              display_price: total,
+              display_refunded_amount: money(0, order.currency),
+              timestamps: { created_at: now, updated_at: now },
+            },
           };
         })();
         reply.code(201);
