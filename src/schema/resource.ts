@@ -448,6 +448,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
         },
       }
     : undefined;
+  if (entity !== undefined) DESCRIBED_ENTITIES.push(entity);
 
   return {
     name,
@@ -463,9 +464,15 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
   };
 }
 
-/** The Federation entities of these resources (those described as one), in this order. */
-export function resourceEntities(
-  resources: readonly { readonly entity: EntityDefinition | undefined }[],
-): EntityDefinition[] {
-  return resources.flatMap((resource) => (resource.entity ? [resource.entity] : []));
+/**
+ * Every resource described with `entity: true`, in the order their descriptions ran: the
+ * subgraph's entities come from the descriptions alone (src/schema/index.ts keeps no list), so a
+ * type marked an entity always gets its `@key`. Filled while the domain files are imported, the
+ * schema's build time; nothing per request.
+ */
+const DESCRIBED_ENTITIES: EntityDefinition[] = [];
+
+/** The Federation entities the resource descriptions declared (`entity: true`). */
+export function describedEntities(): readonly EntityDefinition[] {
+  return DESCRIBED_ENTITIES;
 }
