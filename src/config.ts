@@ -31,7 +31,7 @@ import type { LogThreshold } from './gateway/logging.ts';
 import type { TracesSampler, TracingConfig } from './gateway/otel.ts';
 import { DEFAULT_CALL_BUDGET } from './upstream/budget.ts';
 import { DEFAULT_CALLS_PER_OPERATION, DEFAULT_POOL_CONNECTIONS } from './upstream/call-slots.ts';
-import { DEFAULT_PAGING_LIMITS } from './upstream/paging.ts';
+import { DEFAULT_PAGING_LIMITS } from './upstream/paging/plan.ts';
 
 // The service's config is the lower floor: the gateway's re-exports what its callers use.
 export {
@@ -107,7 +107,7 @@ export interface GatewayConfig {
   shutdownTimeoutMs?: number;
   /** Upstream calls one GraphQL operation may make. `UPSTREAM_CALL_BUDGET`, default DEFAULT_CALL_BUDGET. */
   callBudget?: number;
-  /** Limits of the pagination planner (see src/upstream/paging.ts). */
+  /** Limits of the pagination planner (see src/upstream/paging/plan.ts). */
   paging?: Partial<PagingConfigValues>;
   /** The typed Custom API schema (src/schema/typed/). */
   typedSchema?: TypedSchemaConfig;

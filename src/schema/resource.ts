@@ -30,11 +30,11 @@
  * - `readableBy`: the token kinds the upstream lets read it (documentation; the upstream decides).
  *
  * Paths may be below `/v2`, `/pcm`, `/catalog` or `/catalogs`. An `offset` list is paged by the
- * planner's offset mode (src/upstream/paging-offset.ts) and its connection has no `pinnedAt`.
+ * planner's offset mode (src/upstream/paging/offset.ts) and its connection has no `pinnedAt`.
  *
  * The build makes the object type as a Relay node (global id, `node`/`nodes` through the batch
  * loader), its connection (`totalCount`, `pageInfo`, `first`/`last` up to PAGING_MAX_FIRST
- * across upstream pages: connection.ts and the one planner, src/upstream/paging.ts), the sort
+ * across upstream pages: connection.ts and the one planner, src/upstream/paging/), the sort
  * and filter inputs, the root fields and the entity; `connectionField` puts the list on another
  * type (a customer's orders, a Custom API's entries, or rows listed at another path: `at`, a
  * node's products).
@@ -42,7 +42,7 @@
 import type { FieldMap, ObjectRef } from '@pothos/core';
 import type { GraphQLResolveInfo } from 'graphql';
 import { expectResource, type JsonObject } from '../upstream/client.ts';
-import type { Connection } from '../upstream/paging.ts';
+import type { Connection } from '../upstream/paging/plan.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { type BuilderTypes, builder } from './builder.ts';
 import {

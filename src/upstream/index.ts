@@ -19,7 +19,7 @@ import {
 } from './custom-api-definitions.ts';
 import { createTokenSource, requestToken, type TokenGrant } from './oauth.ts';
 import { combineAttemptWatch, type UpstreamObserver } from './observer.ts';
-import type { PagingLimits } from './paging.ts';
+import type { PagingLimits } from './paging/plan.ts';
 import { createResilience, createResilientSend, type ResilienceConfig } from './resilience.ts';
 import { createContextFactory, type GatewayContext, type RequestLike } from './session.ts';
 import { DEFAULT_SHARED_READS_TTL_MS, SharedReads } from './shared-reads.ts';
@@ -34,7 +34,7 @@ export type {
 } from './custom-api-definitions.ts';
 export type { TokenGrant } from './oauth.ts';
 export type { UpstreamAttempt, UpstreamObserver } from './observer.ts';
-export { DEFAULT_PAGING_LIMITS, type PagingLimits } from './paging.ts';
+export { DEFAULT_PAGING_LIMITS, type PagingLimits } from './paging/plan.ts';
 export type { ResilienceConfig } from './resilience.ts';
 export { UPSTREAM_ROOTS, type UpstreamRoot } from './route-template.ts';
 export type { GatewayContext, RequestLike } from './session.ts';
@@ -75,7 +75,7 @@ export interface UpstreamOptions {
 export interface Upstream {
   /** `scheme://host:port` of the v2 service: the only place a token is ever sent. */
   readonly origin: string;
-  /** The pagination limits the sessions page with (as given; defaults in ./paging.ts). */
+  /** The pagination limits the sessions page with (as given; defaults in ./paging/plan.ts). */
   readonly paging: Partial<PagingLimits>;
   /**
    * The session of one GraphQL request (./session.ts): the caller's credentials, the client

@@ -26,7 +26,8 @@ import {
   UpstreamUnavailableError,
 } from './errors.ts';
 import { DEFAULT_FORWARDED_HEADERS, readForwardedHeaders } from './forwarded-headers.ts';
-import type { PagingLimits } from './paging.ts';
+import type { PagingLimits } from './paging/plan.ts';
+import { inClause, listQuery } from './paging/query.ts';
 import { SharedReads } from './shared-reads.ts';
 import type { UpstreamTransport } from './transport.ts';
 
@@ -107,7 +108,7 @@ export interface ContextFactoryOptions {
   transport: UpstreamTransport;
   /** Upstream calls allowed per operation. Default DEFAULT_CALL_BUDGET (./budget.ts). */
   callBudget?: number;
-  /** Limits for the pagination planner (defaults in src/upstream/paging.ts). */
+  /** Limits for the pagination planner (defaults in ./paging/plan.ts). */
   paging?: Partial<PagingLimits>;
   /** Deadline of one operation, after which its upstream calls are aborted. Default 15,000 ms. */
   operationDeadlineMs?: number;
@@ -306,11 +307,10 @@ export function createContextFactory(options: ContextFactoryOptions) {
         if (loader === undefined) {
           loader = new DataLoader<string, JsonObject | null>(
             async (ids) => {
-              const response = await get(listSegments, {
-                'page[limit]': String(ids.length),
-                'page[offset]': '0',
-                filter: `in(id,${ids.join(',')})`,
-              });
+              const response = await get(
+                listSegments,
+                listQuery({ limit: ids.length, offset: 0, filter: inClause('id', ids) }),
+              );
               const byId = new Map(expectList(response).data.map((row) => [row.id, row]));
               return ids.map((id) => byId.get(id) ?? null);
             },
@@ -331,12 +331,13 @@ export function createContextFactory(options: ContextFactoryOptions) {
               const good = values.filter((_, i) => refused[i] === undefined);
               const byValue = new Map<unknown, JsonObject>();
               if (good.length > 0) {
-                const response = await get(listSegments, {
-                  ...query,
-                  'page[limit]': String(good.length),
-                  'page[offset]': '0',
-                  filter: `in(${attribute},${good.join(',')})`,
-                });
+                const response = await get(
+                  listSegments,
+                  listQuery(
+                    { limit: good.length, offset: 0, filter: inClause(attribute, good) },
+                    query,
+                  ),
+                );
                 for (const row of expectList(response).data) {
                   const value = attributeOf(row, attribute);
                   if (value !== undefined && !byValue.has(value)) byValue.set(value, row);

@@ -4,7 +4,7 @@
  * nothing from it reaches a filter unless it passed the same checks as a schema argument.
  */
 import { createHash } from 'node:crypto';
-import { BadUserInputError } from './errors.ts';
+import { BadUserInputError } from '../errors.ts';
 
 /** Bumped whenever the cursor's shape or meaning changes; older cursors are then refused. */
 export const CURSOR_VERSION = 1;
