@@ -4,22 +4,33 @@
  * request's cached GET; a list whose spec says `shared` keeps its pages for other callers (rows
  * read once, never changed after).
  */
-import { expectList } from '../upstream/client.ts';
+import { expectList, type JsonObject } from '../upstream/client.ts';
 import { paginateByOffset } from '../upstream/paging/offset.ts';
-import type { Connection } from '../upstream/paging/plan.ts';
+import type { Connection, ConnectionArgs, ListQuery } from '../upstream/paging/plan.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { saleEnds } from './catalog/shared-catalog.ts';
-import type { ListArgs, Listed, ListSpec } from './connection.ts';
+
+/**
+ * What an offset list needs of connection.ts's ListSpec (which satisfies it), named here so that
+ * this module does not import connection.ts, which imports it.
+ */
+export interface OffsetListSpec<T> {
+  connection: string;
+  segments: readonly string[];
+  query?: ListQuery;
+  toNode: (row: JsonObject) => T;
+  shared?: string;
+}
 
 interface Page<T> {
   data: T[];
   total: number;
 }
 
-export function resolveOffsetList<T extends Listed>(
+export function resolveOffsetList<T>(
   context: GatewayContext,
-  args: ListArgs,
-  spec: ListSpec<T>,
+  args: ConnectionArgs,
+  spec: OffsetListSpec<T>,
   clauses: readonly string[],
   offsetLimit: 'soft' | 'hard',
 ): Promise<Connection<T>> {
