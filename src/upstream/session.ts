@@ -34,6 +34,9 @@ import type { UpstreamTransport } from './transport.ts';
 /** The most ids one `in(id,…)` call asks for: the upstream's maximum page length. */
 export const ID_BATCH_SIZE = 100;
 
+/** How long one GraphQL operation may take by default, ms (`OPERATION_DEADLINE_MS`). */
+export const DEFAULT_OPERATION_DEADLINE_MS = 15_000;
+
 export interface GatewayContext {
   readonly requestId: string;
   readonly budget: CallBudget;
@@ -168,9 +171,9 @@ export function readAuthorization(
 
 export function createContextFactory(options: ContextFactoryOptions) {
   const budgetLimit = options.callBudget ?? DEFAULT_CALL_BUDGET;
-  const deadlineMs = options.operationDeadlineMs ?? 15_000;
+  const deadlineMs = options.operationDeadlineMs ?? DEFAULT_OPERATION_DEADLINE_MS;
   const forwardNames = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS;
-  const shared = options.shared ?? new SharedReads({ ttlMs: 0 });
+  const shared = options.shared ?? new SharedReads({ catalogCacheSeconds: 0 });
 
   /** `trace`: the operation's span when tracing (AttemptContext.trace), opaque here. */
   return function createContext(request: RequestLike, trace?: unknown): GatewayContext {
