@@ -1,5 +1,5 @@
 /**
- * The OpenTelemetry SDK for `npm start`, built from the `OTEL_*` variables that src/config.ts
+ * The OpenTelemetry SDK for `npm start`, built from the `OTEL_*` variables that src/config/index.ts
  * reads (docs/operations.md "Traces"). Imported only when tracing is configured, so a gateway without it
  * never loads the SDK. Nothing is registered globally: the tracer is handed to createGateway.
  *

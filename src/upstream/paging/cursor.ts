@@ -276,7 +276,7 @@ export function decodeCursor(
   return { pin: w.p, ...position, sortValue, id: w.id };
 }
 
-// ---- cursors of offset-only lists (./paging-offset.ts): a place in the upstream's own order ----
+// ---- cursors of offset-only lists (./offset.ts): a place in the upstream's own order ----
 
 /** What an offset cursor is bound to: its connection and its filters. */
 export interface OffsetCursorIdentity {
