@@ -31,7 +31,7 @@ import { ensureStores } from '../src/commerce-service/stores.ts';
 import { createGateway } from '../src/gateway/create-gateway.ts';
 import { createRequestListener } from '../src/gateway/fast-path.ts';
 import { fetchClientToken } from '../src/upstream/oauth.ts';
-import { DEFAULT_PAGING_LIMITS } from '../src/upstream/paging.ts';
+import { DEFAULT_PAGING_LIMITS } from '../src/upstream/paging/plan.ts';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
 const WALKS = Number(process.env.BENCH_WALKS ?? 3);

@@ -9,9 +9,10 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import type { createCommerceService } from './commerce-service/app.ts';
+import { loadEmbeddedServiceConfig } from './commerce-service/config.ts';
 import { applyConnectionLimits } from './commerce-service/connection-limits.ts';
 import type { DevelopmentCertificate } from './commerce-service/tls.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig } from './config/index.ts';
 import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
 import { createRequestListener } from './gateway/fast-path.ts';
 import { demoTokenChooser, isLoopbackAddress } from './gateway/graphiql.ts';
@@ -29,12 +30,18 @@ const DEMO_TOKEN_RENEW_MS = 50 * 60 * 1000;
 const SERVICE_TLS_DIR = '.cache/commerce-tls';
 
 async function main(): Promise<void> {
+  // The gateway's settings and the embedded service's, each read by its own loader; both refuse
+  // a bad environment here, before anything starts.
   const config = loadConfig();
+  const serviceConfig = loadEmbeddedServiceConfig();
+  const { listen } = config;
+  // HEADERS_TIMEOUT_MS … MAX_CONNECTIONS: read once by the service's loader, for every listener.
+  const connections = serviceConfig.connections;
   // Read before anything starts: a manifest that cannot be used stops startup with the reason.
-  const persistedDocuments = loadPersistedDocuments(config.gateway.persistedDocumentsPath);
+  const persistedDocuments = loadPersistedDocuments(config.persistedDocumentsPath);
   const started = Date.now();
 
-  let upstreamUrl = config.gateway.upstreamUrl;
+  let upstreamUrl = config.upstream.url;
   let service: Awaited<ReturnType<typeof createCommerceService>> | undefined;
   // The demo store's read-write token, and its storefront (implicit) token for GraphiQL pages
   // asked for from elsewhere (src/gateway/graphiql.ts, demoTokenChooser).
@@ -42,14 +49,14 @@ async function main(): Promise<void> {
   let storefrontToken: string | undefined;
   let serviceTls: DevelopmentCertificate | undefined;
   // The embedded service's request lines go out as the gateway's own JSON lines.
-  const serviceLog = createLogger({ level: config.gateway.logLevel });
+  const serviceLog = createLogger({ level: config.logging.level });
   if (upstreamUrl === undefined) {
-    const { dbPath, clients, seed, port, signInLimits } = config.service;
+    const { dbPath, clients, seed, port, signInLimits } = serviceConfig;
     if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
     const { createCommerceService } = await import('./commerce-service/app.ts');
     // COMMERCE_HTTPS: the service serves TLS (for storefronts that reach it as https://), and the
     // gateway trusts the authority that signed it.
-    serviceTls = config.service.https
+    serviceTls = serviceConfig.https
       ? (await import('./commerce-service/tls.ts')).developmentCertificate(SERVICE_TLS_DIR)
       : undefined;
     service = await createCommerceService({
@@ -58,7 +65,7 @@ async function main(): Promise<void> {
       seed,
       signInLimits,
       ...(serviceTls ? { https: { key: serviceTls.key, cert: serviceTls.cert } } : {}),
-      ...(config.service.logRequests
+      ...(serviceConfig.logRequests
         ? { requestLog: (entry) => serviceLog.log('info', 'service request', { ...entry }) }
         : {}),
     });
@@ -68,36 +75,14 @@ async function main(): Promise<void> {
     upstreamUrl = `${serviceTls ? 'https' : 'http'}://127.0.0.1:${servicePort}`;
   }
 
-  const g = config.gateway;
-  // The front door to the upstream: its one pool carries every call to the origin, the demo
-  // tokens and the typed schema's reads included (src/upstream/index.ts).
+  // The front door to the upstream, on its own options: its one pool carries every call to the
+  // origin, the demo tokens and the typed schema's reads included (src/upstream/index.ts).
   const upstream = createUpstream({
+    ...config.upstream,
     url: upstreamUrl,
-    callBudget: g.callBudget,
-    paging: g.paging,
-    forwardHeaders: g.forwardHeaders,
-    sharedReadsTtlMs:
-      g.catalogCacheSeconds === undefined ? undefined : g.catalogCacheSeconds * 1000,
-    operationDeadlineMs: g.resilience?.operationDeadlineMs,
-    resilience: {
-      attemptTimeoutMs: g.resilience?.attemptTimeoutMs,
-      maxAttempts: g.resilience?.maxAttempts,
-      breaker: {
-        failureRatio:
-          g.resilience?.breakerFailureRate === undefined
-            ? undefined
-            : g.resilience.breakerFailureRate / 100,
-        minimumCalls: g.resilience?.breakerMinCalls,
-        windowMs: g.resilience?.breakerWindowMs,
-        cooldownMs: g.resilience?.breakerCooldownMs,
-      },
-    },
-    pool: {
-      perOperation: g.resilience?.operationConcurrency,
-      ...(serviceTls ? { ca: serviceTls.ca } : {}),
-    },
+    pool: { ...config.upstream.pool, ...(serviceTls ? { ca: serviceTls.ca } : {}) },
   });
-  const demo = service ? config.service.clients[0] : undefined;
+  const demo = service ? serviceConfig.clients[0] : undefined;
   if (demo) {
     const demoTokens = () =>
       Promise.all([
@@ -116,103 +101,96 @@ async function main(): Promise<void> {
     }, DEMO_TOKEN_RENEW_MS).unref();
   }
 
-  const logger = createLogger({ level: g.logLevel });
+  const logger = createLogger({ level: config.logging.level });
   const health = createHealth({ upstream });
   // The typed schema reads definitions with the gateway's own credential: SCHEMA_CLIENT_ID, or
   // the embedded service's demo client. Without one, only the generic API is served.
   const schemaCredentials =
-    g.typedSchema?.credentials ??
+    config.typedSchema.credentials ??
     (demo ? { clientId: demo.id, clientSecret: demo.secret } : undefined);
   let schemaSource: TypedSchemaSource | undefined;
   if (schemaCredentials) {
     schemaSource = createTypedSchemaSource({
       base: baseSchema,
       reader: upstream.definitions(schemaCredentials),
-      refreshMs: g.typedSchema?.refreshMs,
+      refreshMs: config.typedSchema.refreshMs,
       logger,
     });
     // A failed first read is logged and retried on the timer: startup never fails over it.
     await schemaSource.start();
   }
   // Tracing only when configured: the SDK is not even loaded otherwise.
-  const tracing = g.tracing
-    ? await (await import('./gateway/otel.ts')).createTracerSetup(g.tracing, { logger })
+  const tracing = config.tracing
+    ? await (await import('./gateway/otel.ts')).createTracerSetup(config.tracing, { logger })
     : undefined;
+  // The gateway on its own options (METRICS_PORT: collected here, served by their own server
+  // below), with what only this process has: the front door, tokens, manifest, log, health.
   const gateway = createGateway({
+    ...config.gateway,
     upstream,
     demoToken: demoTokenChooser({
-      bindHost: config.gateway.host,
+      bindHost: listen.host,
       readWrite: () => demoToken,
       storefront: () => storefrontToken,
     }),
-    graphiql: g.graphiql,
-    introspection: g.introspection,
-    federationSdl: g.federationSdl,
-    csrfPrevention: g.csrfPrevention,
-    corsOrigins: g.corsOrigins,
-    production: g.production,
-    maxBodyBytes: g.maxBodyBytes,
-    queryLimits: g.queryLimits,
     persistedDocuments,
-    logger: g.logRequests === false ? undefined : logger,
-    jit: g.jit,
+    logger: config.logging.requests ? logger : undefined,
     health,
-    // METRICS_PORT: collected here, served by their own server below.
-    metrics:
-      g.metrics === false ? false : { path: g.metricsPort === undefined ? '/metrics' : false },
     ...(schemaSource ? { schemaSource } : {}),
     ...(tracing
-      ? { tracer: tracing.tracer, traceGraphqlDocument: g.tracing?.graphqlDocument }
+      ? { tracer: tracing.tracer, traceGraphqlDocument: config.tracing?.graphqlDocument }
       : {}),
   });
-  const server: Server = createServer(createRequestListener(gateway, { fastPath: g.fastPath }));
-  applyConnectionLimits(server, g.connections);
+  const server: Server = createServer(
+    createRequestListener(gateway, { fastPath: listen.fastPath }),
+  );
+  applyConnectionLimits(server, connections);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.gateway.port, config.gateway.host, resolve);
+    server.listen(listen.port, listen.host, resolve);
   });
   const metrics = gatewaySettings(gateway)?.metrics;
   let metricsServer: Server | undefined;
-  if (metrics && g.metricsPort !== undefined) {
+  if (metrics && listen.metricsPort !== undefined) {
     const listening = createServer(metricsListener(metrics));
-    applyConnectionLimits(listening, g.connections);
+    applyConnectionLimits(listening, connections);
     metricsServer = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);
-      listening.listen(g.metricsPort, g.metricsHost ?? config.gateway.host, resolve);
+      listening.listen(listen.metricsPort, listen.metricsHost ?? listen.host, resolve);
     });
   }
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.gateway.port;
-  const loopback = isLoopbackAddress(config.gateway.host);
+  const port = typeof address === 'object' && address ? address.port : listen.port;
+  const loopback = isLoopbackAddress(listen.host);
   const shownHost =
-    config.gateway.host === '0.0.0.0' || config.gateway.host === '::'
+    listen.host === '0.0.0.0' || listen.host === '::'
       ? 'localhost'
-      : config.gateway.host.includes(':')
-        ? `[${config.gateway.host}]`
-        : config.gateway.host;
+      : listen.host.includes(':')
+        ? `[${listen.host}]`
+        : listen.host;
 
   console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
   const endpoint = `http://${shownHost}:${port}${gateway.graphqlEndpoint}`;
   // Without GraphiQL a browser's GET of the endpoint is answered 406: say so, not "GraphiQL".
   console.log(
-    g.graphiql === false
+    config.gateway.graphiql === false
       ? `  GraphQL endpoint:    ${endpoint} (GraphiQL off; GRAPHIQL=1 serves it)`
       : `  GraphiQL / endpoint: ${endpoint}`,
   );
   console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
   if (serviceTls)
     console.log(`  its TLS authority:   ${serviceTls.caPath} (trust it once: NODE_EXTRA_CA_CERTS)`);
-  if (g.tracing)
+  if (config.tracing)
     console.log(
-      `  traces exported to: ${g.tracing.exporter === 'otlp' ? g.tracing.endpoint : 'console'}`,
+      `  traces exported to: ${config.tracing.exporter === 'otlp' ? config.tracing.endpoint : 'console'}`,
     );
   if (metrics) {
     const where = metricsServer?.address();
     const metricsPort = typeof where === 'object' && where ? where.port : port;
     // Unauthenticated: operation names and upstream routes for anyone who reaches the port.
     const exposed = metricsServer === undefined && !loopback;
-    const own = metricsServer && g.metricsHost;
+    const own = metricsServer && listen.metricsHost;
     const metricsHost = own ? (own.includes(':') ? `[${own}]` : own) : shownHost;
     console.log(
       `  Prometheus metrics:  http://${metricsHost}:${metricsPort}/metrics${exposed ? ' (public on the gateway’s port: METRICS_PORT moves them)' : ''}`,
@@ -222,11 +200,11 @@ async function main(): Promise<void> {
     // The one token ever printed: the local demo store's own, for the person who started it.
     console.log('  demo token (read-write, valid 1 hour):');
     console.log(`    Authorization: Bearer ${demoToken}`);
-    if (g.graphiql !== false)
+    if (config.gateway.graphiql !== false)
       console.log(
         loopback
           ? `  GraphiQL at http://${shownHost}:${port}${gateway.graphqlEndpoint} already sends it (renewed every 50 min)`
-          : `  listening on ${config.gateway.host}, beyond this machine: GraphiQL sends only the demo store's storefront (implicit) token`,
+          : `  listening on ${listen.host}, beyond this machine: GraphiQL sends only the demo store's storefront (implicit) token`,
       );
   } else {
     console.log('  send your v2 token as "Authorization: Bearer <token>"; it is forwarded as is');
@@ -235,7 +213,7 @@ async function main(): Promise<void> {
   // SIGTERM/SIGINT: /readyz turns 503, no new connections, in-flight requests finish, then
   // the pool and the embedded service close and the process exits 0.
   installGracefulShutdown(server, {
-    timeoutMs: g.shutdownTimeoutMs,
+    timeoutMs: listen.shutdownTimeoutMs,
     onDraining: () => health.setDraining(),
     cleanup: async () => {
       metricsServer?.close();

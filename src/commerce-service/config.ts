@@ -1,8 +1,9 @@
 /**
  * The service's own settings and the one place that reads them from the environment, so the
  * service imports nothing from the rest of src/: `npm run service` and `npm run seed` load no
- * gateway code. The gateway's src/config.ts calls `loadEmbeddedServiceConfig` for the service it
- * starts beside itself, and builds its own parsing on `parsePort`, `parseBool` and ConfigError.
+ * gateway code. `npm start` (src/main.ts) calls `loadEmbeddedServiceConfig` for the service it
+ * starts beside the gateway, whose own settings src/config/ reads; the listeners' connection
+ * limits are read here once for both.
  */
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './connection-limits.ts';
 
@@ -88,6 +89,29 @@ export class ConfigError extends Error {
 }
 
 export type Env = Record<string, string | undefined>;
+
+/**
+ * Every variable this module reads (docs/operations.md's configuration table documents each;
+ * test/build/config-table.test.ts compares them). `PORT` and `HOST` only when run alone.
+ */
+export const SERVICE_VARIABLES: readonly string[] = [
+  'NODE_ENV',
+  'PORT',
+  'HOST',
+  'COMMERCE_PORT',
+  'COMMERCE_DB',
+  'COMMERCE_CLIENTS',
+  'COMMERCE_SEED',
+  'COMMERCE_SIGNIN_EMAIL_FAILURES',
+  'COMMERCE_SIGNIN_CLIENT_FAILURES',
+  'COMMERCE_SIGNIN_WINDOW_MS',
+  'COMMERCE_HTTPS',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
+  'KEEP_ALIVE_TIMEOUT_MS',
+  'MAX_CONNECTIONS',
+  'LOG_REQUESTS',
+];
 
 export const DEFAULT_CLIENTS: ClientCredentials[] = [{ id: 'demo', secret: 'demo-secret' }];
 

@@ -97,9 +97,10 @@ export interface GatewayOptionsBase {
   forwardHeaders?: readonly string[];
   /**
    * How long a product's breadcrumb nodes and children's pages are shared between callers of
-   * one catalog and release, ms (src/upstream/shared-reads.ts). Default 60,000; 0 keeps none.
+   * one catalog and release, seconds (`CATALOG_CACHE_SECONDS`, src/upstream/shared-reads.ts).
+   * Default 60; 0 keeps none.
    */
-  sharedReadsTtlMs?: number;
+  catalogCacheSeconds?: number;
   /** The attempt function, for resilience to wrap; default: one plain HTTP attempt. */
   send?: SendAttempt;
   /**
@@ -352,7 +353,7 @@ function createOwnUpstream(options: GatewayOptions): Upstream {
     paging: options.paging,
     operationDeadlineMs: options.operationDeadlineMs,
     forwardHeaders: options.forwardHeaders,
-    sharedReadsTtlMs: options.sharedReadsTtlMs,
+    catalogCacheSeconds: options.catalogCacheSeconds,
   });
 }
 

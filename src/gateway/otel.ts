@@ -1,7 +1,8 @@
 /**
- * The OpenTelemetry SDK for `npm start`, built from the `OTEL_*` variables that src/config.ts
- * reads (docs/operations.md "Traces"). Imported only when tracing is configured, so a gateway without it
- * never loads the SDK. Nothing is registered globally: the tracer is handed to createGateway.
+ * The OpenTelemetry SDK for `npm start`, built from the `OTEL_*` variables that
+ * src/config/index.ts reads (docs/operations.md "Traces"). Imported only when tracing is
+ * configured, so a gateway without it never loads the SDK. Nothing is registered globally: the
+ * tracer is handed to createGateway.
  *
  * Spans go to the collector over OTLP/HTTP, protobuf (OTLP's default) or JSON, on the
  * exporter's own node:http connections: never through the upstream's pool, whose one origin is

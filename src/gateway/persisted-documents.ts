@@ -18,7 +18,7 @@ import {
 } from '@graphql-yoga/plugin-persisted-operations';
 import { parse } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/errors.ts';
 import {
   type GatewayErrorCode,
   PersistedQueryNotFoundError,

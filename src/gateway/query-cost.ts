@@ -441,7 +441,7 @@ export function measureOperationCost(
   };
 }
 
-/** The cost model with the planner's page sizes (src/upstream/paging.ts) and this maxFirst. */
+/** The cost model with the planner's page sizes (src/upstream/paging/plan.ts) and this maxFirst. */
 export function costModelOptions(
   maxFirst: number = DEFAULT_PAGING_LIMITS.maxFirst,
 ): CostModelOptions {

@@ -27,8 +27,11 @@ export interface Shutdown {
   readonly inFlight: number;
 }
 
+/** How long the drain waits for requests in flight by default, ms (`SHUTDOWN_TIMEOUT_MS`). */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
 export function installGracefulShutdown(server: Server, options: ShutdownOptions = {}): Shutdown {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const log = options.log ?? (() => {});
   let inFlight = 0;

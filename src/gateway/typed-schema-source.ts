@@ -44,8 +44,11 @@ export interface TypedSchemaSource extends SchemaSource {
   close(): Promise<void>;
 }
 
+/** How often the definitions are re-read by default, ms (`SCHEMA_REFRESH_MS`). */
+export const DEFAULT_SCHEMA_REFRESH_MS = 60_000;
+
 export function createTypedSchemaSource(options: TypedSchemaSourceOptions): TypedSchemaSource {
-  const refreshMs = options.refreshMs ?? 60_000;
+  const refreshMs = options.refreshMs ?? DEFAULT_SCHEMA_REFRESH_MS;
   const log = (level: 'info' | 'warn', msg: string, fields?: Record<string, unknown>) =>
     options.logger?.log(level, msg, fields);
   let schema = options.base;

@@ -7,6 +7,7 @@
  * account member reads their own member and account through `viewer` (./account-viewer.ts).
  */
 import { expectList, expectResource } from '../upstream/client.ts';
+import { FULL_PAGE } from '../upstream/paging/query.ts';
 import { Accounts } from './account.ts';
 import { builder } from './builder.ts';
 import { eqFilter } from './connection.ts';
@@ -159,9 +160,7 @@ const AccountAuthenticationRef = builder
         description: 'Its password profiles (the first 100). One upstream GET.',
         resolve: async ({ realmId }, _args, context) => {
           const list = expectList(
-            await context.get(['authentication-realms', realmId, 'password-profiles'], {
-              'page[limit]': '100',
-            }),
+            await context.get(['authentication-realms', realmId, 'password-profiles'], FULL_PAGE),
           );
           return list.data.map((row) => ({
             upstreamId: row.id as string,

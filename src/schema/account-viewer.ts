@@ -8,6 +8,7 @@
  */
 import { expectList, expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
+import { FIRST_ROW } from '../upstream/paging/query.ts';
 import { Accounts } from './account.ts';
 import { AccountMembers, AccountMemberships } from './account-member.ts';
 import { builder } from './builder.ts';
@@ -24,7 +25,7 @@ builder.objectFields(ViewerRef, (t) => ({
     resolve: async (viewer, _args, context) => {
       if (viewer.customer !== null) return null;
       // Under an account token the members list is that member alone.
-      const [row] = expectList(await context.get(['account-members'], { 'page[limit]': '1' })).data;
+      const [row] = expectList(await context.get(['account-members'], FIRST_ROW)).data;
       return row === undefined ? null : AccountMembers.read(row);
     },
     extensions: { upstreamCalls: 1 },
@@ -38,7 +39,7 @@ builder.objectFields(ViewerRef, (t) => ({
     resolve: async (viewer, _args, context) => {
       if (viewer.customer !== null) return null;
       // Under an account token the accounts list is the token's account alone.
-      const [row] = expectList(await context.get(['accounts'], { 'page[limit]': '1' })).data;
+      const [row] = expectList(await context.get(['accounts'], FIRST_ROW)).data;
       return row === undefined ? null : Accounts.read(row);
     },
     extensions: { upstreamCalls: 1 },

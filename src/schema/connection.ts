@@ -1,21 +1,16 @@
 /**
  * What every connection field shares: the `<Type>SortKey` enum, the typed `<Type>Filter`
  * input, the extra arguments (sortKey, reverse, filter, updatedSince), and the resolver that
- * hands them to the one pagination planner (src/upstream/paging.ts). Cursors are the planner's.
+ * hands them to the one pagination planner (src/upstream/paging/). Cursors are the planner's.
  * A list says what it can do (`ListCapabilities`: its sort keys and which attribute filters with
  * which operators); the standard ones are those of every v2 list the gateway has served so far.
  */
 
 import type { FieldRef, InputObjectRef } from '@pothos/core';
 import { expectList, type JsonObject } from '../upstream/client.ts';
-import {
-  type Connection,
-  type FilterClause,
-  type FilterOp,
-  paginate,
-  renderClause,
-  type SortKey,
-} from '../upstream/paging.ts';
+import type { Connection, FilterClause, FilterOp, SortKey } from '../upstream/paging/plan.ts';
+import { paginate } from '../upstream/paging/planner.ts';
+import { filterClause, renderClause } from '../upstream/paging/query.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { type BuilderTypes, builder } from './builder.ts';
 import { resolveOffsetList } from './offset-list.ts';
@@ -253,9 +248,13 @@ function renderClauses(entry: FilterPlanEntry, ops: OpsInput, out: string[] | un
     if (value === undefined || value === null) continue;
     const path = `filter.${entry.name}.${op}`;
     out.push(
-      op === 'in'
-        ? `in(${entry.attr},${renderFilterValue(value as readonly string[], path)})`
-        : `${op}(${entry.attr},${renderFilterValue(value as string, path)})`,
+      filterClause(
+        op,
+        entry.attr,
+        op === 'in'
+          ? renderFilterValue(value as readonly string[], path)
+          : renderFilterValue(value as string, path),
+      ),
     );
   }
 }
@@ -385,8 +384,8 @@ export interface ListSpec<T extends Listed> {
   /** Path of the list (below /v2, or naming its root: src/upstream/route-template.ts). */
   segments: readonly string[];
   /**
-   * Set for an offset-only list (no sort, no range filters: the catalog's): paged by
-   * `page[offset]` alone (src/upstream/paging-offset.ts), served past 10,000 when `soft`.
+   * Set for an offset-only list (no sort, no range filters: the catalog's): paged by offset
+   * alone (src/upstream/paging/offset.ts), served past 10,000 when `soft`.
    */
   offsetOnly?: 'soft' | 'hard';
   /** Sent with every page of an offset-only list (the catalog's `include=main_image,files`). */
@@ -444,14 +443,8 @@ export function resolveList<T extends Listed>(
       created_at: node.createdAt,
       updated_at: node.updatedAt,
     }),
-    fetchPage: async (query) => {
-      const response = await context.get(spec.segments, {
-        'page[limit]': String(query.limit),
-        'page[offset]': String(query.offset),
-        sort: query.sort,
-        filter: query.filter,
-      });
-      const list = expectList(response);
+    fetchPage: async (_page, query) => {
+      const list = expectList(await context.get(spec.segments, query));
       return { data: list.data.map(spec.toNode), total: list.total };
     },
   });

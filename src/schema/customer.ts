@@ -15,6 +15,7 @@ import {
   UpstreamUnavailableError,
 } from '../upstream/errors.ts';
 import { ACCOUNT_TOKEN_HEADER, CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
+import { FIRST_ROW } from '../upstream/paging/query.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { CartConnection, CartRef, cartListArgs, toListedCart } from './cart.ts';
@@ -116,7 +117,7 @@ builder.queryFields((t) => ({
         return hasHeader(context, ACCOUNT_TOKEN_HEADER) ? { customer: null } : null;
       }
       // Under a customer token the customers list is that customer alone.
-      const list = expectList(await context.get(['customers'], { 'page[limit]': '1' }));
+      const list = expectList(await context.get(['customers'], FIRST_ROW));
       const [row] = list.data;
       return row === undefined ? null : { customer: Customers.read(row) };
     },

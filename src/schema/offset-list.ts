@@ -1,25 +1,36 @@
 /**
  * A connection over an offset-only list (connection.ts hands it over with its filter clauses
- * judged and rendered): the planner's offset mode (src/upstream/paging-offset.ts) over the
+ * judged and rendered): the planner's offset mode (src/upstream/paging/offset.ts) over the
  * request's cached GET; a list whose spec says `shared` keeps its pages for other callers (rows
  * read once, never changed after).
  */
-import { expectList } from '../upstream/client.ts';
-import type { Connection } from '../upstream/paging.ts';
-import { paginateByOffset } from '../upstream/paging-offset.ts';
+import { expectList, type JsonObject } from '../upstream/client.ts';
+import { paginateByOffset } from '../upstream/paging/offset.ts';
+import type { Connection, ConnectionArgs, ListQuery } from '../upstream/paging/plan.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { saleEnds } from './catalog/shared-catalog.ts';
-import type { ListArgs, Listed, ListSpec } from './connection.ts';
+
+/**
+ * What an offset list needs of connection.ts's ListSpec (which satisfies it), named here so that
+ * this module does not import connection.ts, which imports it.
+ */
+export interface OffsetListSpec<T> {
+  connection: string;
+  segments: readonly string[];
+  query?: ListQuery;
+  toNode: (row: JsonObject) => T;
+  shared?: string;
+}
 
 interface Page<T> {
   data: T[];
   total: number;
 }
 
-export function resolveOffsetList<T extends Listed>(
+export function resolveOffsetList<T>(
   context: GatewayContext,
-  args: ListArgs,
-  spec: ListSpec<T>,
+  args: ConnectionArgs,
+  spec: OffsetListSpec<T>,
   clauses: readonly string[],
   offsetLimit: 'soft' | 'hard',
 ): Promise<Connection<T>> {
@@ -30,22 +41,17 @@ export function resolveOffsetList<T extends Listed>(
     offsetLimit,
     budget: context.budget,
     limits: context.paging,
-    fetchPage: async (query) => {
+    query: spec.query,
+    fetchPage: async (request, query) => {
       const key =
         spec.shared === undefined
           ? undefined
-          : `${spec.shared}${spec.segments.join('/')}\u0000${query.limit}\u0000${query.offset}\u0000${query.filter ?? ''}`;
+          : `${spec.shared}${spec.segments.join('/')}\u0000${request.limit}\u0000${request.offset}\u0000${request.filter ?? ''}`;
       if (key !== undefined) {
         const kept = context.shared.get(key) as Page<T> | undefined;
         if (kept !== undefined) return kept;
       }
-      const response = await context.get(spec.segments, {
-        ...spec.query,
-        'page[limit]': String(query.limit),
-        'page[offset]': String(query.offset),
-        filter: query.filter,
-      });
-      const list = expectList(response);
+      const list = expectList(await context.get(spec.segments, query));
       const page: Page<T> = { data: list.data.map(spec.toNode), total: list.total };
       if (key !== undefined) context.shared.set(key, page, saleEnds(list.data));
       return page;

@@ -30,11 +30,11 @@
  * - `readableBy`: the token kinds the upstream lets read it (documentation; the upstream decides).
  *
  * Paths may be below `/v2`, `/pcm`, `/catalog` or `/catalogs`. An `offset` list is paged by the
- * planner's offset mode (src/upstream/paging-offset.ts) and its connection has no `pinnedAt`.
+ * planner's offset mode (src/upstream/paging/offset.ts) and its connection has no `pinnedAt`.
  *
  * The build makes the object type as a Relay node (global id, `node`/`nodes` through the batch
  * loader), its connection (`totalCount`, `pageInfo`, `first`/`last` up to PAGING_MAX_FIRST
- * across upstream pages: connection.ts and the one planner, src/upstream/paging.ts), the sort
+ * across upstream pages: connection.ts and the one planner, src/upstream/paging/), the sort
  * and filter inputs, the root fields and the entity; `connectionField` puts the list on another
  * type (a customer's orders, a Custom API's entries, or rows listed at another path: `at`, a
  * node's products).
@@ -42,7 +42,7 @@
 import type { FieldMap, ObjectRef } from '@pothos/core';
 import type { GraphQLResolveInfo } from 'graphql';
 import { expectResource, type JsonObject } from '../upstream/client.ts';
-import type { Connection } from '../upstream/paging.ts';
+import type { Connection } from '../upstream/paging/plan.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { type BuilderTypes, builder } from './builder.ts';
 import {
@@ -448,6 +448,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
         },
       }
     : undefined;
+  if (entity !== undefined) DESCRIBED_ENTITIES.push(entity);
 
   return {
     name,
@@ -463,9 +464,15 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
   };
 }
 
-/** The Federation entities of these resources (those described as one), in this order. */
-export function resourceEntities(
-  resources: readonly { readonly entity: EntityDefinition | undefined }[],
-): EntityDefinition[] {
-  return resources.flatMap((resource) => (resource.entity ? [resource.entity] : []));
+/**
+ * Every resource described with `entity: true`, in the order their descriptions ran: the
+ * subgraph's entities come from the descriptions alone (src/schema/index.ts keeps no list), so a
+ * type marked an entity always gets its `@key`. Filled while the domain files are imported, the
+ * schema's build time; nothing per request.
+ */
+const DESCRIBED_ENTITIES: EntityDefinition[] = [];
+
+/** The Federation entities the resource descriptions declared (`entity: true`). */
+export function describedEntities(): readonly EntityDefinition[] {
+  return DESCRIBED_ENTITIES;
 }

@@ -4,7 +4,6 @@
  * mapped to its code, a network failure to its reason — with the upstream's own words where a
  * client can act on them, and never a credential of the caller's.
  */
-import type { AttemptContext } from './client.ts';
 import {
   BadUserInputError,
   ConflictError,
@@ -19,6 +18,18 @@ import {
   UpstreamUnavailableError,
 } from './errors.ts';
 import type { UpstreamMethod } from './transport.ts';
+
+/**
+ * What of an attempt's context an answer is read with: the secrets it sent, kept out of any
+ * detail quoted from the body (client.ts's AttemptContext has them; named here so that this
+ * module does not import the client that imports it).
+ */
+export interface AnswerSecrets {
+  /** The caller's `Authorization` header value. */
+  authorization: string;
+  /** The caller's forwarded headers, secrets among them. */
+  headers?: Readonly<Record<string, string>> | undefined;
+}
 
 export type AnswerHeaders = Record<string, string | string[] | undefined>;
 
@@ -97,7 +108,7 @@ interface UpstreamErrorObject {
 }
 
 /** The JSON:API error details a client can act on, without any of the caller's credentials. */
-function upstreamDetail(text: string, context: AttemptContext): string | undefined {
+function upstreamDetail(text: string, context: AnswerSecrets): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -135,7 +146,7 @@ export function statusError(
   status: number,
   headers: AnswerHeaders,
   text: string,
-  context: AttemptContext,
+  context: AnswerSecrets,
 ): GatewayError {
   const detail = upstreamDetail(text, context);
   const options = { upstreamStatus: status };

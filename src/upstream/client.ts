@@ -33,7 +33,7 @@ export interface UpstreamRequest {
    * another root (`['/pcm', 'products']`, `['/catalog', 'nodes']`: route-template.ts).
    */
   segments: readonly string[];
-  /** Query parameters, e.g. `page[limit]`; encoded here. */
+  /** Query parameters (a list's: ./paging/query.ts); encoded here. */
   query?: Readonly<Record<string, string | undefined>>;
   /** JSON body for POST/PUT. */
   body?: unknown;
@@ -126,7 +126,7 @@ const FORM_EXTRA_CODES: Record<string, string> = {
   ')': '%29',
   '~': '%7E',
 };
-/** Encoded keys and values seen lately: the same few (`page[limit]`, a filter) recur. */
+/** Encoded keys and values seen lately: the same few (a page size, a filter) recur. */
 const encoded = new Map<string, string>();
 const ENCODED_MAX = 10_000;
 

@@ -16,6 +16,7 @@ import {
 } from './client.ts';
 import { UnauthenticatedError, UpstreamUnavailableError } from './errors.ts';
 import type { TokenSource } from './oauth.ts';
+import { listQuery } from './paging/query.ts';
 import type { UpstreamTransport } from './transport.ts';
 
 export type FieldType = 'string' | 'integer' | 'float' | 'boolean';
@@ -120,11 +121,7 @@ export function createDefinitionReader(options: DefinitionReaderOptions): Defini
         await client.request({
           method: 'GET',
           segments,
-          query: {
-            'page[limit]': String(PAGE),
-            'page[offset]': String(offset),
-            sort: 'created_at',
-          },
+          query: listQuery({ limit: PAGE, offset, sort: 'created_at' }),
         }),
       );
       rows.push(...list.data);

@@ -19,10 +19,10 @@ import {
 } from './custom-api-definitions.ts';
 import { createTokenSource, requestToken, type TokenGrant } from './oauth.ts';
 import { combineAttemptWatch, type UpstreamObserver } from './observer.ts';
-import type { PagingLimits } from './paging.ts';
+import type { PagingLimits } from './paging/plan.ts';
 import { createResilience, createResilientSend, type ResilienceConfig } from './resilience.ts';
 import { createContextFactory, type GatewayContext, type RequestLike } from './session.ts';
-import { DEFAULT_SHARED_READS_TTL_MS, SharedReads } from './shared-reads.ts';
+import { DEFAULT_CATALOG_CACHE_SECONDS, SharedReads } from './shared-reads.ts';
 import { createUpstreamTransport, probeOrigin, type UpstreamPoolOptions } from './transport.ts';
 
 export type { BreakerState } from './breaker.ts';
@@ -34,7 +34,7 @@ export type {
 } from './custom-api-definitions.ts';
 export type { TokenGrant } from './oauth.ts';
 export type { UpstreamAttempt, UpstreamObserver } from './observer.ts';
-export { DEFAULT_PAGING_LIMITS, type PagingLimits } from './paging.ts';
+export { DEFAULT_PAGING_LIMITS, type PagingLimits } from './paging/plan.ts';
 export type { ResilienceConfig } from './resilience.ts';
 export { UPSTREAM_ROOTS, type UpstreamRoot } from './route-template.ts';
 export type { GatewayContext, RequestLike } from './session.ts';
@@ -65,17 +65,17 @@ export interface UpstreamOptions {
    */
   forwardHeaders?: readonly string[];
   /**
-   * How long answers every caller may share are kept, ms (./shared-reads.ts: a product's
-   * breadcrumb nodes and children's pages, by the catalog and release that served them).
-   * Default 60,000; 0 keeps none.
+   * How long answers every caller may share are kept, seconds (`CATALOG_CACHE_SECONDS`;
+   * ./shared-reads.ts: a product's breadcrumb nodes and children's pages, by the catalog and
+   * release that served them). Default DEFAULT_CATALOG_CACHE_SECONDS (60); 0 keeps none.
    */
-  sharedReadsTtlMs?: number;
+  catalogCacheSeconds?: number;
 }
 
 export interface Upstream {
   /** `scheme://host:port` of the v2 service: the only place a token is ever sent. */
   readonly origin: string;
-  /** The pagination limits the sessions page with (as given; defaults in ./paging.ts). */
+  /** The pagination limits the sessions page with (as given; defaults in ./paging/plan.ts). */
   readonly paging: Partial<PagingLimits>;
   /**
    * The session of one GraphQL request (./session.ts): the caller's credentials, the client
@@ -122,7 +122,9 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     operationDeadlineMs: options.operationDeadlineMs,
     send: resilience ? createResilientSend(resilience, options.send) : options.send,
     forwardHeaders: options.forwardHeaders,
-    shared: new SharedReads({ ttlMs: options.sharedReadsTtlMs ?? DEFAULT_SHARED_READS_TTL_MS }),
+    shared: new SharedReads({
+      catalogCacheSeconds: options.catalogCacheSeconds ?? DEFAULT_CATALOG_CACHE_SECONDS,
+    }),
   });
   let closing: Promise<void> | undefined;
 

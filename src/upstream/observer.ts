@@ -7,7 +7,9 @@
  */
 import type { BreakerState } from './breaker.ts';
 import type { GatewayError } from './errors.ts';
-import type { UpstreamMethod } from './transport.ts';
+
+/** The methods the gateway calls the upstream with. */
+export type UpstreamMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** One HTTP attempt to the origin, as observers see it. */
 export interface UpstreamAttempt {

@@ -26,12 +26,16 @@ import {
   UpstreamUnavailableError,
 } from './errors.ts';
 import { DEFAULT_FORWARDED_HEADERS, readForwardedHeaders } from './forwarded-headers.ts';
-import type { PagingLimits } from './paging.ts';
+import type { PagingLimits } from './paging/plan.ts';
+import { inClause, listQuery } from './paging/query.ts';
 import { SharedReads } from './shared-reads.ts';
 import type { UpstreamTransport } from './transport.ts';
 
 /** The most ids one `in(id,…)` call asks for: the upstream's maximum page length. */
 export const ID_BATCH_SIZE = 100;
+
+/** How long one GraphQL operation may take by default, ms (`OPERATION_DEADLINE_MS`). */
+export const DEFAULT_OPERATION_DEADLINE_MS = 15_000;
 
 export interface GatewayContext {
   readonly requestId: string;
@@ -107,7 +111,7 @@ export interface ContextFactoryOptions {
   transport: UpstreamTransport;
   /** Upstream calls allowed per operation. Default DEFAULT_CALL_BUDGET (./budget.ts). */
   callBudget?: number;
-  /** Limits for the pagination planner (defaults in src/upstream/paging.ts). */
+  /** Limits for the pagination planner (defaults in ./paging/plan.ts). */
   paging?: Partial<PagingLimits>;
   /** Deadline of one operation, after which its upstream calls are aborted. Default 15,000 ms. */
   operationDeadlineMs?: number;
@@ -167,9 +171,9 @@ export function readAuthorization(
 
 export function createContextFactory(options: ContextFactoryOptions) {
   const budgetLimit = options.callBudget ?? DEFAULT_CALL_BUDGET;
-  const deadlineMs = options.operationDeadlineMs ?? 15_000;
+  const deadlineMs = options.operationDeadlineMs ?? DEFAULT_OPERATION_DEADLINE_MS;
   const forwardNames = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS;
-  const shared = options.shared ?? new SharedReads({ ttlMs: 0 });
+  const shared = options.shared ?? new SharedReads({ catalogCacheSeconds: 0 });
 
   /** `trace`: the operation's span when tracing (AttemptContext.trace), opaque here. */
   return function createContext(request: RequestLike, trace?: unknown): GatewayContext {
@@ -306,11 +310,10 @@ export function createContextFactory(options: ContextFactoryOptions) {
         if (loader === undefined) {
           loader = new DataLoader<string, JsonObject | null>(
             async (ids) => {
-              const response = await get(listSegments, {
-                'page[limit]': String(ids.length),
-                'page[offset]': '0',
-                filter: `in(id,${ids.join(',')})`,
-              });
+              const response = await get(
+                listSegments,
+                listQuery({ limit: ids.length, offset: 0, filter: inClause('id', ids) }),
+              );
               const byId = new Map(expectList(response).data.map((row) => [row.id, row]));
               return ids.map((id) => byId.get(id) ?? null);
             },
@@ -331,12 +334,13 @@ export function createContextFactory(options: ContextFactoryOptions) {
               const good = values.filter((_, i) => refused[i] === undefined);
               const byValue = new Map<unknown, JsonObject>();
               if (good.length > 0) {
-                const response = await get(listSegments, {
-                  ...query,
-                  'page[limit]': String(good.length),
-                  'page[offset]': '0',
-                  filter: `in(${attribute},${good.join(',')})`,
-                });
+                const response = await get(
+                  listSegments,
+                  listQuery(
+                    { limit: good.length, offset: 0, filter: inClause(attribute, good) },
+                    query,
+                  ),
+                );
                 for (const row of expectList(response).data) {
                   const value = attributeOf(row, attribute);
                   if (value !== undefined && !byValue.has(value)) byValue.set(value, row);

@@ -3,14 +3,22 @@
  * answer beyond the operation that read it. Only what the schema can key by what served it goes
  * in (a catalog node by the catalog and release the caller's own product answer named, see
  * src/schema/catalog/shared-catalog.ts), so a caller is never given what the upstream would not
- * have given them; an entry lives `ttlMs` at most, and the oldest go first past `maxEntries`.
+ * have given them; an entry lives `catalogCacheSeconds` at most, and the oldest go first past
+ * `maxEntries`.
  */
-/** How long a shared answer is served by default: a minute (CATALOG_CACHE_SECONDS). */
-export const DEFAULT_SHARED_READS_TTL_MS = 60_000;
+/**
+ * How long a shared answer is served by default, seconds: a minute. The one default of
+ * `CATALOG_CACHE_SECONDS`, which keeps its name and unit from the environment (src/config/) through
+ * createGateway's and createUpstream's options to here.
+ */
+export const DEFAULT_CATALOG_CACHE_SECONDS = 60;
+
+/** The most `CATALOG_CACHE_SECONDS` may be: an hour. */
+export const MAX_CATALOG_CACHE_SECONDS = 3600;
 
 export interface SharedReadsOptions {
-  /** How long an entry is served, ms; 0 keeps nothing. */
-  ttlMs: number;
+  /** How long an entry is served, seconds (`CATALOG_CACHE_SECONDS`); 0 keeps nothing. */
+  catalogCacheSeconds: number;
   /** Entries kept at most (default 10,000). */
   maxEntries?: number;
   /** Milliseconds now (tests move it). */
@@ -29,7 +37,7 @@ export class SharedReads {
   readonly #entries = new Map<string, Entry>();
 
   constructor(options: SharedReadsOptions) {
-    this.#ttlMs = options.ttlMs;
+    this.#ttlMs = options.catalogCacheSeconds * 1000;
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#now = options.now ?? Date.now;
   }

@@ -15,7 +15,9 @@ import {
   DEFAULT_POOL_CONNECTIONS,
 } from './call-slots.ts';
 import { UpstreamUnavailableError } from './errors.ts';
-import type { AttemptWatch } from './observer.ts';
+import type { AttemptWatch, UpstreamMethod } from './observer.ts';
+
+export type { UpstreamMethod } from './observer.ts';
 
 /** Connection settings of the shared pool; every value has a default. */
 export interface UpstreamPoolOptions {
@@ -101,8 +103,6 @@ export function createUpstreamTransport(
     close: () => pool.close(),
   };
 }
-
-export type UpstreamMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface RawAnswer {
   status: number;

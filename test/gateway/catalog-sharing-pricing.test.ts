@@ -44,9 +44,9 @@ interface Gateway {
   close(): Promise<void>;
 }
 
-/** A gateway over `upstreamUrl` on a real socket; `ttlMs` 0 shares nothing. */
-async function startGateway(upstreamUrl: string, ttlMs: number): Promise<Gateway> {
-  const gateway = createGateway({ graphiql: false, upstreamUrl, sharedReadsTtlMs: ttlMs });
+/** A gateway over `upstreamUrl` on a real socket; `catalogCacheSeconds` 0 shares nothing. */
+async function startGateway(upstreamUrl: string, catalogCacheSeconds: number): Promise<Gateway> {
+  const gateway = createGateway({ graphiql: false, upstreamUrl, catalogCacheSeconds });
   const server: Server = createServer(createRequestListener(gateway, {}));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
@@ -95,7 +95,7 @@ async function everyPairMatches(
     for (const first of callers) {
       for (const second of callers) {
         if (first === second) continue;
-        const gateway = await startGateway(upstreamUrl, 60_000);
+        const gateway = await startGateway(upstreamUrl, 60);
         try {
           await gateway.read(first, slug);
           const before = childCalls();
@@ -148,7 +148,7 @@ describe('a stand-in of production that prices by catalog rule', () => {
   const children = () => upstream.calls.filter((c) => c.includes('/children')).length;
 
   it('never shows a VIP customer’s contract price (111) to a guest (999)', async () => {
-    const gateway = await startGateway(upstream.url, 60_000);
+    const gateway = await startGateway(upstream.url, 60);
     try {
       const vip = await gateway.read(callers[2] as Caller, 'tee');
       expect(childPrice(vip, 'TEE-S')).toBe(111);
@@ -377,7 +377,7 @@ describe('the embedded service, which applies a rule’s price books', () => {
       },
     });
     await publish(service, catalog);
-    const gateway = await startGateway(stack.serviceUrl, 60_000);
+    const gateway = await startGateway(stack.serviceUrl, 60);
     const usd = { 'x-moltin-currency': 'USD' };
     const eur = (page: Json) =>
       page.catalog.product.children.edges.find((e: Json) => e.node.sku === 'TEE-S').node.eur;

@@ -8,7 +8,7 @@
  * CATALOG_CACHE_SECONDS=0 keeps none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { saleEnds } from '../../src/schema/catalog/shared-catalog.ts';
 import { SharedReads } from '../../src/upstream/shared-reads.ts';
 import { type Stack, startStack } from '../support/harness.ts';
@@ -136,7 +136,7 @@ describe('catalog reads shared between callers', () => {
 describe('CATALOG_CACHE_SECONDS=0', () => {
   let off: Stack;
   beforeAll(async () => {
-    off = await startStack({ seed: true, gateway: { sharedReadsTtlMs: 0 } });
+    off = await startStack({ seed: true, gateway: { catalogCacheSeconds: 0 } });
   });
   afterAll(() => off?.close());
 
@@ -161,7 +161,7 @@ describe('CATALOG_CACHE_SECONDS=0', () => {
 describe('SharedReads', () => {
   it('keeps an entry no longer than it is told', () => {
     let now = 1_000;
-    const shared = new SharedReads({ ttlMs: 60_000, now: () => now });
+    const shared = new SharedReads({ catalogCacheSeconds: 60, now: () => now });
     shared.set('sale', 'page', now + 5_000);
     now += 4_999;
     expect(shared.get('sale')).toBe('page');
@@ -181,7 +181,7 @@ describe('SharedReads', () => {
 
   it('serves an entry until its time is up, then reads as absent', () => {
     let now = 1_000;
-    const shared = new SharedReads({ ttlMs: 60_000, now: () => now });
+    const shared = new SharedReads({ catalogCacheSeconds: 60, now: () => now });
     shared.set('a', { name: 'Shirts' });
     now += 59_999;
     expect(shared.get('a')).toEqual({ name: 'Shirts' });
@@ -191,7 +191,7 @@ describe('SharedReads', () => {
   });
 
   it('keeps at most maxEntries, the oldest going first', () => {
-    const shared = new SharedReads({ ttlMs: 60_000, maxEntries: 2 });
+    const shared = new SharedReads({ catalogCacheSeconds: 60, maxEntries: 2 });
     shared.set('a', 1);
     shared.set('b', 2);
     shared.set('a', 3);
@@ -200,16 +200,16 @@ describe('SharedReads', () => {
   });
 
   it('keeps nothing with a time of 0', () => {
-    const shared = new SharedReads({ ttlMs: 0 });
+    const shared = new SharedReads({ catalogCacheSeconds: 0 });
     shared.set('a', 1);
     expect(shared.enabled).toBe(false);
     expect(shared.get('a')).toBeUndefined();
   });
 
   it('CATALOG_CACHE_SECONDS: default 60, 0 for off, at most 3600, a clear error otherwise', () => {
-    expect(loadConfig({}).gateway.catalogCacheSeconds).toBe(60);
-    expect(loadConfig({ CATALOG_CACHE_SECONDS: '0' }).gateway.catalogCacheSeconds).toBe(0);
-    expect(loadConfig({ CATALOG_CACHE_SECONDS: '3600' }).gateway.catalogCacheSeconds).toBe(3600);
+    expect(loadConfig({}).upstream.catalogCacheSeconds).toBe(60);
+    expect(loadConfig({ CATALOG_CACHE_SECONDS: '0' }).upstream.catalogCacheSeconds).toBe(0);
+    expect(loadConfig({ CATALOG_CACHE_SECONDS: '3600' }).upstream.catalogCacheSeconds).toBe(3600);
     for (const bad of ['3601', '-1', '1.5', 'soon']) {
       expect(() => loadConfig({ CATALOG_CACHE_SECONDS: bad })).toThrow(ConfigError);
       expect(() => loadConfig({ CATALOG_CACHE_SECONDS: bad })).toThrow(/CATALOG_CACHE_SECONDS/);

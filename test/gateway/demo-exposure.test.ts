@@ -10,8 +10,8 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadServiceConfig } from '../../src/commerce-service/config.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadEmbeddedServiceConfig, loadServiceConfig } from '../../src/commerce-service/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { isLoopbackAddress } from '../../src/gateway/graphiql.ts';
 import { type MainProcess, spawnMain } from '../support/main-process.ts';
 
@@ -208,12 +208,12 @@ describe('npm start with HOST=0.0.0.0 (reachable from the network)', () => {
 
 describe('HOST', () => {
   it('defaults to 127.0.0.1, and to 0.0.0.0 with NODE_ENV=production, for the service alone too', () => {
-    expect(loadConfig({}).gateway.host).toBe('127.0.0.1');
-    expect(loadConfig({ NODE_ENV: 'production' }).gateway.host).toBe('0.0.0.0');
-    expect(loadConfig({ HOST: '0.0.0.0' }).gateway.host).toBe('0.0.0.0');
-    expect(loadConfig({ NODE_ENV: 'production', HOST: '10.0.0.5' }).gateway.host).toBe('10.0.0.5');
+    expect(loadConfig({}).listen.host).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'production' }).listen.host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '0.0.0.0' }).listen.host).toBe('0.0.0.0');
+    expect(loadConfig({ NODE_ENV: 'production', HOST: '10.0.0.5' }).listen.host).toBe('10.0.0.5');
     // The service beside the gateway: loopback whatever HOST says.
-    expect(loadConfig({ HOST: '0.0.0.0' }).service.host).toBe('127.0.0.1');
+    expect(loadEmbeddedServiceConfig({ HOST: '0.0.0.0' }).host).toBe('127.0.0.1');
     expect(loadServiceConfig({}).host).toBe('127.0.0.1');
     expect(loadServiceConfig({ NODE_ENV: 'production' }).host).toBe('0.0.0.0');
     expect(loadServiceConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');

@@ -454,7 +454,7 @@ describe('`_service { sdl }` and the introspection switch', () => {
   });
 
   it('FEDERATION_SDL follows INTROSPECTION unless set, and refuses anything but a boolean', async () => {
-    const { loadConfig } = await import('../../src/config.ts');
+    const { loadConfig } = await import('../../src/config/index.ts');
     expect(loadConfig({}).gateway.federationSdl).toBe(true);
     expect(loadConfig({ NODE_ENV: 'production' }).gateway.federationSdl).toBe(false);
     expect(loadConfig({ INTROSPECTION: '0' }).gateway.federationSdl).toBe(false);

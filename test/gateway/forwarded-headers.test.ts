@@ -5,7 +5,7 @@
  * values stay out of logs and errors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseForwardHeaders } from '../../src/config.ts';
+import { ConfigError, loadConfig, parseForwardHeaders } from '../../src/config/index.ts';
 import { createLogger, scrubSecrets } from '../../src/gateway/logging.ts';
 import {
   DEFAULT_FORWARDED_HEADERS,
@@ -107,7 +107,7 @@ describe('readForwardedHeaders', () => {
 
 describe('FORWARD_HEADERS', () => {
   it('defaults to the v2 customer, account-member and currency headers and the catalog ones', () => {
-    expect(loadConfig({}).gateway.forwardHeaders).toEqual([
+    expect(loadConfig({}).upstream.forwardHeaders).toEqual([
       'x-moltin-customer-token',
       'ep-account-management-authentication-token',
       'x-moltin-currency',

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import {
   documentsFromManifest,
   loadPersistedDocuments,
@@ -95,16 +95,14 @@ describe('manifests', () => {
   it('PERSISTED_DOCUMENTS: off by default; a bad path or file is a ConfigError naming the variable', () => {
     // The config reads only the environment: the path; the file is read at startup.
     const load = (env: Record<string, string>) =>
-      loadPersistedDocuments(loadConfig(env).gateway.persistedDocumentsPath);
+      loadPersistedDocuments(loadConfig(env).persistedDocumentsPath);
     expect(load({})).toBeUndefined();
     expect(load({ PERSISTED_DOCUMENTS: '' })).toBeUndefined();
     const good = manifestFile('good.json', JSON.stringify(apolloManifest));
-    expect(loadConfig({ PERSISTED_DOCUMENTS: good }).gateway.persistedDocumentsPath).toBe(good);
+    expect(loadConfig({ PERSISTED_DOCUMENTS: good }).persistedDocumentsPath).toBe(good);
     expect(load({ PERSISTED_DOCUMENTS: good })?.size).toBe(2);
     const missing = join(dir, 'missing.json');
-    expect(loadConfig({ PERSISTED_DOCUMENTS: missing }).gateway.persistedDocumentsPath).toBe(
-      missing,
-    );
+    expect(loadConfig({ PERSISTED_DOCUMENTS: missing }).persistedDocumentsPath).toBe(missing);
     expect(() => load({ PERSISTED_DOCUMENTS: missing })).toThrow(ConfigError);
     expect(() => load({ PERSISTED_DOCUMENTS: missing })).toThrow(
       `PERSISTED_DOCUMENTS: cannot read ${missing} (ENOENT)`,
@@ -146,7 +144,7 @@ describe('a gateway with trusted documents', () => {
     });
     stack = await startStack({
       gateway: {
-        persistedDocuments: loadPersistedDocuments(config.gateway.persistedDocumentsPath),
+        persistedDocuments: loadPersistedDocuments(config.persistedDocumentsPath),
       },
     });
     token = await stack.token();

@@ -5,7 +5,7 @@
  */
 import { isObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { schema as base } from '../../src/schema/index.ts';
 import { buildTypedSchema } from '../../src/schema/typed/build-typed-schema.ts';
 import { camelName, fieldNamesFor, typeNameFor } from '../../src/schema/typed/naming.ts';
@@ -110,7 +110,7 @@ describe('typed schema naming', () => {
 
 describe('typed schema configuration', () => {
   it('reads SCHEMA_CLIENT_ID, SCHEMA_CLIENT_SECRET and SCHEMA_REFRESH_MS', () => {
-    expect(loadConfig({}).gateway.typedSchema).toEqual({
+    expect(loadConfig({}).typedSchema).toEqual({
       credentials: undefined,
       refreshMs: 60_000,
     });
@@ -119,7 +119,7 @@ describe('typed schema configuration', () => {
         SCHEMA_CLIENT_ID: 'schema',
         SCHEMA_CLIENT_SECRET: 's3cret',
         SCHEMA_REFRESH_MS: '5000',
-      }).gateway.typedSchema,
+      }).typedSchema,
     ).toEqual({ credentials: { clientId: 'schema', clientSecret: 's3cret' }, refreshMs: 5000 });
   });
 

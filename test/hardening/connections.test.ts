@@ -8,9 +8,8 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadServiceConfig } from '../../src/commerce-service/config.ts';
+import { loadEmbeddedServiceConfig, loadServiceConfig } from '../../src/commerce-service/config.ts';
 import { DEFAULT_CONNECTION_LIMITS } from '../../src/commerce-service/connection-limits.ts';
-import { loadConfig } from '../../src/config.ts';
 import { type Stack, startStack } from '../support/harness.ts';
 import { type MainProcess, spawnMain } from '../support/main-process.ts';
 
@@ -227,24 +226,24 @@ describe('HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_CON
       keepAliveTimeoutMs: 5_000,
       maxConnections: 1_000,
     });
-    expect(loadConfig({}).gateway.connections).toEqual(DEFAULT_CONNECTION_LIMITS);
+    expect(loadEmbeddedServiceConfig({}).connections).toEqual(DEFAULT_CONNECTION_LIMITS);
     const set = {
       headersTimeoutMs: 1000,
       requestTimeoutMs: 3000,
       keepAliveTimeoutMs: 3000,
       maxConnections: 4,
     };
-    expect(loadConfig(LIMITS).gateway.connections).toEqual(set);
+    expect(loadEmbeddedServiceConfig(LIMITS).connections).toEqual(set);
     expect(loadServiceConfig(LIMITS).connections).toEqual(set);
   });
 
   it('refuse what is not a positive integer, and a headers timeout above the request timeout', () => {
     for (const name of Object.keys(LIMITS)) {
       for (const bad of ['0', '-1', '1.5', 'soon']) {
-        expect(() => loadConfig({ [name]: bad }), `${name}=${bad}`).toThrow(name);
+        expect(() => loadEmbeddedServiceConfig({ [name]: bad }), `${name}=${bad}`).toThrow(name);
       }
     }
-    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '40000' })).toThrow(
+    expect(() => loadEmbeddedServiceConfig({ HEADERS_TIMEOUT_MS: '40000' })).toThrow(
       /HEADERS_TIMEOUT_MS \(40000\) must not exceed REQUEST_TIMEOUT_MS \(30000\)/,
     );
   });

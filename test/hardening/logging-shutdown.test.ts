@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { createLogger, type LogThreshold, scrubSecrets } from '../../src/gateway/logging.ts';
 import { installGracefulShutdown } from '../../src/gateway/shutdown.ts';
 import { type MainProcess, spawnMain } from '../support/main-process.ts';
@@ -111,7 +111,7 @@ describe('LOG_LEVEL', () => {
   });
 
   it('reads the level names in any case, defaults to info, and refuses anything else', () => {
-    const level = (raw: string | undefined) => loadConfig({ LOG_LEVEL: raw }).gateway.logLevel;
+    const level = (raw: string | undefined) => loadConfig({ LOG_LEVEL: raw }).logging.level;
     expect(level(undefined)).toBe('info');
     expect(level('')).toBe('info');
     expect(level('WARN')).toBe('warn');

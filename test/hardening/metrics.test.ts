@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { createGateway, gatewaySettings } from '../../src/gateway/create-gateway.ts';
 import { metricsListener } from '../../src/gateway/metrics.ts';
 import {
@@ -259,14 +259,14 @@ describe('operation names callers cannot fill for good', () => {
 
 describe('turning metrics off or moving them', () => {
   it('METRICS=0 and METRICS_PORT reach the config', () => {
-    expect(loadConfig({}).gateway.metrics).toBe(true);
-    expect(loadConfig({}).gateway.metricsPort).toBeUndefined();
+    expect(loadConfig({}).gateway.metrics).toEqual({ path: '/metrics' });
+    expect(loadConfig({}).listen.metricsPort).toBeUndefined();
     expect(loadConfig({ METRICS: '0' }).gateway.metrics).toBe(false);
-    expect(loadConfig({ METRICS_PORT: '9464' }).gateway.metricsPort).toBe(9464);
+    expect(loadConfig({ METRICS_PORT: '9464' }).listen.metricsPort).toBe(9464);
     expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/METRICS_PORT/);
-    expect(loadConfig({}).gateway.metricsHost).toBeUndefined();
+    expect(loadConfig({}).listen.metricsHost).toBeUndefined();
     expect(
-      loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464', METRICS_HOST: '127.0.0.1' }).gateway
+      loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464', METRICS_HOST: '127.0.0.1' }).listen
         .metricsHost,
     ).toBe('127.0.0.1');
     expect(() => loadConfig({ METRICS_HOST: '127.0.0.1' })).toThrow(

@@ -10,7 +10,7 @@
  *   document written literally, before any upstream call.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { type Stack, startStack } from '../support/harness.ts';
 
 const ORDER_ID = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type TracingConfig } from '../../src/config.ts';
+import { loadConfig, type TracingConfig } from '../../src/config/index.ts';
 import { createTracerSetup, type TracerSetup } from '../../src/gateway/otel.ts';
 import { closedPortUrl } from '../support/fault-upstream.ts';
 import { type HardeningStack, startHardeningStack } from '../support/hardening-stack.ts';
@@ -16,7 +16,7 @@ const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: 
 const ORDERS = 'query ListOrders { orders(first: 2) { totalCount } }';
 
 function tracingFrom(env: Record<string, string>): TracingConfig {
-  const tracing = loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', ...env }).gateway.tracing;
+  const tracing = loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', ...env }).tracing;
   if (tracing === undefined) throw new Error('tracing is off');
   return tracing;
 }

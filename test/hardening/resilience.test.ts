@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { createCircuitBreaker, DEFAULT_BREAKER_OPTIONS } from '../../src/upstream/breaker.ts';
 import { type CallLane, createCallLane, createCallSlots } from '../../src/upstream/call-slots.ts';
 import {
@@ -393,12 +393,11 @@ describe('over real sockets with the REST client', () => {
 
 describe('breaker and pool configuration from the environment', () => {
   it('reads the failure-rate breaker and the per-operation share, with their defaults', () => {
-    expect(loadConfig({}).gateway.resilience).toMatchObject({
-      breakerFailureRate: 50,
-      breakerMinCalls: 20,
-      breakerWindowMs: 10_000,
-      breakerCooldownMs: 5_000,
-      operationConcurrency: 16,
+    expect(loadConfig({}).upstream).toMatchObject({
+      resilience: {
+        breaker: { failureRatio: 0.5, minimumCalls: 20, windowMs: 10_000, cooldownMs: 5_000 },
+      },
+      pool: { perOperation: 16 },
     });
     expect(
       loadConfig({
@@ -406,12 +405,10 @@ describe('breaker and pool configuration from the environment', () => {
         BREAKER_MIN_CALLS: '50',
         BREAKER_WINDOW_MS: '30000',
         UPSTREAM_OPERATION_CONCURRENCY: '8',
-      }).gateway.resilience,
+      }).upstream,
     ).toMatchObject({
-      breakerFailureRate: 30,
-      breakerMinCalls: 50,
-      breakerWindowMs: 30_000,
-      operationConcurrency: 8,
+      resilience: { breaker: { failureRatio: 0.3, minimumCalls: 50, windowMs: 30_000 } },
+      pool: { perOperation: 8 },
     });
   });
 

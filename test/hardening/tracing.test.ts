@@ -6,7 +6,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { type HardeningStack, startHardeningStack } from '../support/hardening-stack.ts';
 
 const ORDERS = 'query ListOrders { orders(first: 2) { totalCount } }';
@@ -196,7 +196,7 @@ describe('tracing off', () => {
 });
 
 describe('OTEL_* configuration', () => {
-  const tracing = (env: Record<string, string>) => loadConfig(env).gateway.tracing;
+  const tracing = (env: Record<string, string>) => loadConfig(env).tracing;
 
   it('is off unless an exporter is named', () => {
     expect(tracing({})).toBeUndefined();

@@ -4,7 +4,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseCorsOrigins } from '../../src/config.ts';
+import { ConfigError, loadConfig, parseCorsOrigins } from '../../src/config/index.ts';
 import { type HardeningStack, startHardeningStack } from '../support/hardening-stack.ts';
 
 interface Answer {

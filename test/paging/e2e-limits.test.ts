@@ -3,7 +3,7 @@
  * reach the planner, and refused plans, bad arguments and forged cursors cost no upstream call.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { type Stack, startStack } from '../support/harness.ts';
 
 let stack: Stack;
@@ -95,7 +95,7 @@ describe('paging limits through the gateway', () => {
 
 describe('paging configuration from the environment', () => {
   it('reads the knobs, with defaults', () => {
-    expect(loadConfig({}).gateway).toMatchObject({
+    expect(loadConfig({}).upstream).toMatchObject({
       callBudget: 50,
       paging: { maxFirst: 1000, concurrency: 10, consistencyBufferMs: 0 },
     });
@@ -105,7 +105,7 @@ describe('paging configuration from the environment', () => {
       PAGING_CONCURRENCY: '8',
       PAGING_CONSISTENCY_BUFFER_MS: '2000',
     });
-    expect(config.gateway).toMatchObject({
+    expect(config.upstream).toMatchObject({
       callBudget: 80,
       paging: { maxFirst: 500, concurrency: 8, consistencyBufferMs: 2000 },
     });

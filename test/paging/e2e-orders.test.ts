@@ -8,7 +8,7 @@
  * and 7: e2e-orders-small-pages.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { DEFAULT_QUERY_LIMITS } from '../../src/gateway/armor.ts';
 import {
   expectSequence,

@@ -5,7 +5,7 @@
  * lt, le; `:` = AND outside parentheses; timestamps normalised before comparing) and
  * `results.total`. It records every call and the most calls ever in flight at once.
  */
-import type { FetchPage, ListPage } from '../../src/upstream/paging.ts';
+import type { FetchPage, ListPage } from '../../src/upstream/paging/plan.ts';
 
 export interface FakeRecord {
   id: string;

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createCallBudget } from '../../src/upstream/budget.ts';
-import type { ConnectionArgs } from '../../src/upstream/paging.ts';
-import { paginateByOffset } from '../../src/upstream/paging-offset.ts';
+import { paginateByOffset } from '../../src/upstream/paging/offset.ts';
+import type { ConnectionArgs } from '../../src/upstream/paging/plan.ts';
 
 interface Row {
   id: string;
@@ -172,4 +172,4 @@ function cursorAt(list: ReturnType<typeof offsetList>, index: number): string {
     `{"v":1,"c":"test-rows","k":"offset","f":"${hashOfNone}","n":${list.rows.length},"i":${index}}`,
   ).toString('base64url');
 }
-const hashOfNone = (await import('../../src/upstream/cursor.ts')).filterHash([]);
+const hashOfNone = (await import('../../src/upstream/paging/cursor.ts')).filterHash([]);

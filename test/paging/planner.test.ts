@@ -6,25 +6,25 @@
 import { describe, expect, it } from 'vitest';
 import { createCallBudget, DEFAULT_CALL_BUDGET } from '../../src/upstream/budget.ts';
 import {
+  BadUserInputError,
+  UpstreamBudgetExceededError,
+  UpstreamUnavailableError,
+} from '../../src/upstream/errors.ts';
+import {
   type CursorIdentity,
   createCursorEncoder,
   decodeCursor,
   encodeCursor,
   filterHash,
   normalizeTimestamp,
-} from '../../src/upstream/cursor.ts';
-import {
-  BadUserInputError,
-  UpstreamBudgetExceededError,
-  UpstreamUnavailableError,
-} from '../../src/upstream/errors.ts';
+} from '../../src/upstream/paging/cursor.ts';
 import {
   type Connection,
   DEFAULT_PAGING_LIMITS,
   type FilterClause,
   type PaginateOptions,
-  paginate,
-} from '../../src/upstream/paging.ts';
+} from '../../src/upstream/paging/plan.ts';
+import { paginate } from '../../src/upstream/paging/planner.ts';
 import {
   bumpVersion,
   compareRecords,
@@ -703,8 +703,8 @@ describe('a misbehaving upstream', () => {
 
   it('records out of order are detected rather than paged over', async () => {
     const list = createFakeList(records);
-    const fetchPage: PaginateOptions<FakeRecord>['fetchPage'] = async (q) => {
-      const page = await list.fetchPage(q);
+    const fetchPage: PaginateOptions<FakeRecord>['fetchPage'] = async (q, query) => {
+      const page = await list.fetchPage(q, query);
       return { ...page, data: [...page.data].reverse() };
     };
     const error = await refusal(paginate(options(list, { args: { first: 100 }, fetchPage })));

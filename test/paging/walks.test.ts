@@ -5,12 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createCallBudget } from '../../src/upstream/budget.ts';
-import {
-  type Connection,
-  type PagingLimits,
-  paginate,
-  type SortKey,
-} from '../../src/upstream/paging.ts';
+import type { Connection, PagingLimits, SortKey } from '../../src/upstream/paging/plan.ts';
+import { paginate } from '../../src/upstream/paging/planner.ts';
 import { expectSequence } from './e2e-orders-support.ts';
 import {
   compareRecords,

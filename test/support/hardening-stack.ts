@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCommerceService } from '../../src/commerce-service/app.ts';
-import type { ClientCredentials } from '../../src/config.ts';
+import type { ClientCredentials } from '../../src/commerce-service/config.ts';
 import { createGateway, type GatewayOptions } from '../../src/gateway/create-gateway.ts';
 import { createRequestListener } from '../../src/gateway/fast-path.ts';
 import { createLogger } from '../../src/gateway/logging.ts';

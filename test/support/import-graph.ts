@@ -276,3 +276,75 @@ export function walkImportGraph(entries: readonly string[], root = process.cwd()
   }
   return graph;
 }
+
+/**
+ * The import cycles of a graph: its strongly connected components of more than one file (and a
+ * file that imports itself), each sorted, largest first. Type-only imports count: a cycle of
+ * types still ties the files' meanings together, and the walker does not tell them apart.
+ */
+export function importCycles(graph: Pick<ImportGraph, 'edges'>): string[][] {
+  const next = new Map<string, string[]>();
+  for (const edge of graph.edges) {
+    if (edge.file === undefined) continue;
+    const targets = next.get(edge.from) ?? [];
+    targets.push(edge.file);
+    next.set(edge.from, targets);
+  }
+  // Tarjan's algorithm, iterative so a long chain of imports cannot overflow the stack.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let counter = 0;
+  for (const start of next.keys()) {
+    if (index.has(start)) continue;
+    const work: { file: string; at: number }[] = [{ file: start, at: 0 }];
+    index.set(start, counter);
+    low.set(start, counter);
+    counter += 1;
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1] as { file: string; at: number };
+      const targets = next.get(frame.file) ?? [];
+      if (frame.at < targets.length) {
+        const target = targets[frame.at] as string;
+        frame.at += 1;
+        if (!index.has(target)) {
+          index.set(target, counter);
+          low.set(target, counter);
+          counter += 1;
+          stack.push(target);
+          onStack.add(target);
+          work.push({ file: target, at: 0 });
+        } else if (onStack.has(target)) {
+          low.set(frame.file, Math.min(low.get(frame.file) as number, index.get(target) as number));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent !== undefined) {
+        low.set(
+          parent.file,
+          Math.min(low.get(parent.file) as number, low.get(frame.file) as number),
+        );
+      }
+      if (low.get(frame.file) === index.get(frame.file)) {
+        const component: string[] = [];
+        let file: string;
+        do {
+          file = stack.pop() as string;
+          onStack.delete(file);
+          component.push(file);
+        } while (file !== frame.file);
+        const selfImport = (next.get(frame.file) ?? []).includes(frame.file);
+        if (component.length > 1 || selfImport) cycles.push(component.sort());
+      }
+    }
+  }
+  return cycles.sort(
+    (a, b) => b.length - a.length || (a[0] as string).localeCompare(b[0] as string),
+  );
+}

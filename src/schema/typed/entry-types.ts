@@ -12,7 +12,7 @@ import {
   GraphQLObjectType,
   GraphQLString,
 } from 'graphql';
-import type { Connection } from '../../upstream/paging.ts';
+import type { Connection } from '../../upstream/paging/plan.ts';
 import type { GatewayContext } from '../../upstream/session.ts';
 import { type CustomApiEntryShape, Entries } from '../custom-api-entry.ts';
 import { type BaseTypes, listOf, nonNull } from './base-types.ts';

@@ -6,7 +6,8 @@
  */
 import type { FieldRules, FieldType } from '../../upstream/custom-api-definitions.ts';
 import { BadUserInputError } from '../../upstream/errors.ts';
-import { MAX_IN_VALUES } from '../../upstream/paging.ts';
+import { MAX_IN_VALUES } from '../../upstream/paging/plan.ts';
+import { filterClause } from '../../upstream/paging/query.ts';
 
 /** The longest string value the v2 API stores, in characters. */
 export const MAX_STRING_CHARS = 65_535;
@@ -161,11 +162,11 @@ export function renderFieldFilters(
       if (value === undefined || value === null) continue;
       const path = `filter.${field.name}.${op}`;
       if (op === 'isNull') {
-        clauses.push(`is_null(${field.slug},${value === true})`);
+        clauses.push(filterClause('is_null', field.slug, String(value === true)));
       } else if (op === 'in') {
-        clauses.push(`in(${field.slug},${renderFilterValue(value as unknown[], path)})`);
+        clauses.push(filterClause('in', field.slug, renderFilterValue(value as unknown[], path)));
       } else {
-        clauses.push(`${op}(${field.slug},${renderFilterValue(value, path)})`);
+        clauses.push(filterClause(op, field.slug, renderFilterValue(value, path)));
       }
     }
   }

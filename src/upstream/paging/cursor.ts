@@ -4,7 +4,7 @@
  * nothing from it reaches a filter unless it passed the same checks as a schema argument.
  */
 import { createHash } from 'node:crypto';
-import { BadUserInputError } from './errors.ts';
+import { BadUserInputError } from '../errors.ts';
 
 /** Bumped whenever the cursor's shape or meaning changes; older cursors are then refused. */
 export const CURSOR_VERSION = 1;
@@ -276,7 +276,7 @@ export function decodeCursor(
   return { pin: w.p, ...position, sortValue, id: w.id };
 }
 
-// ---- cursors of offset-only lists (./paging-offset.ts): a place in the upstream's own order ----
+// ---- cursors of offset-only lists (./offset.ts): a place in the upstream's own order ----
 
 /** What an offset cursor is bound to: its connection and its filters. */
 export interface OffsetCursorIdentity {

@@ -1,13 +1,21 @@
 /**
- * The executor of the pagination planner (./paging.ts, ./paging-window.ts): the runs that fetch
+ * The executor of the pagination planner (./planner.ts, ./window.ts): the runs that fetch
  * `count` records of a walk — by offset pages in parallel, by keyset ranges, or page by page from
  * keyset positions when the list changed under us — each upstream page checked before anything of
  * it can reach a cursor or a filter, and each run saying whether its pages agreed.
  */
-import type { CallBudget } from './budget.ts';
+import type { CallBudget } from '../budget.ts';
+import { UpstreamUnavailableError } from '../errors.ts';
 import { isValidId, normalizeTimestamp } from './cursor.ts';
-import { UpstreamUnavailableError } from './errors.ts';
-import type { FetchPage, PaginateOptions, PagingLimits, SortKey } from './paging.ts';
+import type {
+  FetchPage,
+  ListQuery,
+  PageRequest,
+  PaginateOptions,
+  PagingLimits,
+  SortKey,
+} from './plan.ts';
+import { filterClause, joinClauses, listQuery, sortParam } from './query.ts';
 
 /** A record's place in the total order: (sort value, id); for sort by id the value is the id. */
 export interface Position {
@@ -28,6 +36,8 @@ export interface Remaining {
 
 export interface Walk<T> {
   fetchPage: FetchPage<T>;
+  /** Sent with every call besides the page's (PaginateOptions.query). */
+  query: ListQuery | undefined;
   keyOf: PaginateOptions<T>['keyOf'];
   sortKey: SortKey;
   limits: PagingLimits;
@@ -99,13 +109,15 @@ export async function fetchRows<T>(
     // A planner bug must never turn into a request the upstream refuses (or serves slowly).
     throw new Error(`planner tried offset ${offset} beyond the limit ${walk.limits.offsetLimit}`);
   }
-  const clauses = [...walk.base, ...extra];
-  const page = await walk.fetchPage({
+  const clauses = extra.length > 0 ? [...walk.base, ...extra] : walk.base;
+  const request: PageRequest & { sort: string } = {
     limit,
     offset,
-    sort: `${desc ? '-' : ''}${walk.sortKey}`,
-    ...(clauses.length > 0 ? { filter: clauses.join(':') } : {}),
-  });
+    sort: sortParam(walk.sortKey, desc),
+  };
+  const filter = joinClauses(clauses);
+  if (filter !== undefined) request.filter = filter;
+  const page = await walk.fetchPage(request, listQuery(request, walk.query));
   const invalid = (why: string): never => {
     throw new UpstreamUnavailableError(`The upstream list answered ${why}`, {
       reason: 'invalid-body',
@@ -175,10 +187,10 @@ export async function offsetRun<T>(
 
 function keysetClauses(sortKey: SortKey, desc: boolean, from: Position) {
   const cmp = desc ? 'lt' : 'gt';
-  if (sortKey === 'id') return { same: undefined, later: [`${cmp}(id,${from.id})`] };
+  if (sortKey === 'id') return { same: undefined, later: [filterClause(cmp, 'id', from.id)] };
   return {
-    same: [`eq(${sortKey},${from.value})`, `${cmp}(id,${from.id})`],
-    later: [`${cmp}(${sortKey},${from.value})`],
+    same: [filterClause('eq', sortKey, from.value), filterClause(cmp, 'id', from.id)],
+    later: [filterClause(cmp, sortKey, from.value)],
   };
 }
 

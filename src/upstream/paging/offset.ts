@@ -1,7 +1,8 @@
 /**
  * The planner's offset mode, for lists with neither `sort` nor range filters (the catalog's):
- * Relay arguments become `page[offset]`/`page[limit]` calls in the upstream's own order, and a
- * cursor is a record's offset (with the list's size and the filters it was walked with).
+ * Relay arguments become offset/limit calls in the upstream's own order (./query.ts spells
+ * them), and a cursor is a record's offset (with the list's size and the filters it was walked
+ * with).
  *
  * - `first`/`after`: the records from the cursor's offset + 1; `last`/`before`: those before the
  *   cursor's offset, or the last ones, whose place needs `meta.results.total` first (one call,
@@ -16,33 +17,32 @@
  * or removed before a cursor shifts the rest of the walk by one (a repeat or a gap), which no
  * request can detect from the rows alone (docs/paging.md, "Paging through any list").
  */
-import type { CallBudget } from './budget.ts';
+import type { CallBudget } from '../budget.ts';
+import { OffsetLimitExceededError, UpstreamUnavailableError } from '../errors.ts';
 import {
   createOffsetCursorEncoder,
   decodeOffsetCursor,
   filterHash,
   type OffsetCursorIdentity,
 } from './cursor.ts';
-import { OffsetLimitExceededError, UpstreamUnavailableError } from './errors.ts';
 import {
   badInput,
   type Connection,
   type ConnectionArgs,
   type Edge,
   type ListPage,
+  type ListQuery,
   MAX_FILTER_CLAUSES,
+  type PageRequest,
   type PagingLimits,
   readPageArgs,
   resolveLimits,
-} from './paging.ts';
-import { runLimited } from './paging-runs.ts';
+} from './plan.ts';
+import { joinClauses, listQuery } from './query.ts';
+import { runLimited } from './runs.ts';
 
 /** Performs ONE upstream list call of an offset list: no sort. */
-export type FetchOffsetPage<T> = (query: {
-  limit: number;
-  offset: number;
-  filter?: string;
-}) => Promise<ListPage<T>>;
+export type FetchOffsetPage<T> = (page: PageRequest, query: ListQuery) => Promise<ListPage<T>>;
 
 export interface OffsetPaginateOptions<T> {
   /** Identity bound into cursors: `pcm-products`, `node-products:<nodeId>`. */
@@ -53,6 +53,8 @@ export interface OffsetPaginateOptions<T> {
   /** Whether the upstream serves offsets past PagingLimits.offsetLimit. */
   offsetLimit: 'soft' | 'hard';
   fetchPage: FetchOffsetPage<T>;
+  /** Query parameters sent with every call besides the page's (the catalog's `include`). */
+  query?: ListQuery;
   /** Checked with `ensure` before any call of a plan. */
   budget: CallBudget;
   limits?: Partial<PagingLimits>;
@@ -101,12 +103,14 @@ export async function paginateByOffset<T>(
   const before = beforeRaw === null ? undefined : decodeOffsetCursor(beforeRaw, identity, 'before');
   const backward = last !== null || (first === null && before !== undefined && after === undefined);
   const count = (backward ? last : first) ?? limits.defaultFirst;
-  const filter = options.clauses.length > 0 ? options.clauses.join(':') : undefined;
+  const filter = joinClauses(options.clauses);
   const what = `Paging \`${options.connection}\` with ${backward ? 'last' : 'first'}: ${count}`;
 
   /** One call, checked before anything of it is used. */
   const fetch = async (offset: number, limit: number): Promise<ListPage<T>> => {
-    const page = await options.fetchPage({ limit, offset, ...(filter ? { filter } : {}) });
+    const request: PageRequest = { limit, offset };
+    if (filter !== undefined) request.filter = filter;
+    const page = await options.fetchPage(request, listQuery(request, options.query));
     if (!Number.isSafeInteger(page.total) || page.total < 0) {
       throw new UpstreamUnavailableError('The upstream list answered without a valid total', {
         reason: 'invalid-body',

@@ -1,5 +1,5 @@
 /**
- * The pagination planner's one decision (./paging.ts calls it): which runs of ./paging-runs.ts
+ * The pagination planner's one decision (./planner.ts calls it): which runs of ./runs.ts
  * fetch a window of a walk, cheapest first, each checked against the operation's call budget
  * before any call, and what the window then says of the records before and beyond it.
  */
@@ -14,7 +14,7 @@ import {
   type RunResult,
   sequentialRun,
   type Walk,
-} from './paging-runs.ts';
+} from './runs.ts';
 
 function callsFor(count: number, pageSize: number): number {
   return Math.max(1, Math.ceil(count / pageSize));

@@ -1,16 +1,53 @@
 /**
- * Turning one environment variable's text into its value, for src/config.ts (which alone reads
- * the environment): each parser takes the text, never `process.env`, and refuses a bad value with
- * a ConfigError that names the variable.
+ * Turning one environment variable's text into its value, for ./index.ts (which alone reads the
+ * gateway's environment): each parser takes the text, never `process.env`, and refuses a bad
+ * value with a ConfigError that names the variable. The gateway's own: the embedded service
+ * parses its variables with its own (src/commerce-service/config.ts), so neither loads the other.
  */
-import { ConfigError, parseWhole } from './commerce-service/config.ts';
-import type { CorsOrigins } from './gateway/cors.ts';
-import type { LogThreshold } from './gateway/logging.ts';
-import type { TracesSampler } from './gateway/otel.ts';
+import type { CorsOrigins } from '../gateway/cors.ts';
+import type { LogThreshold } from '../gateway/logging.ts';
+import type { TracesSampler } from '../gateway/otel.ts';
 import {
   DEFAULT_FORWARDED_HEADERS,
   refuseForwardedHeaderName,
-} from './upstream/forwarded-headers.ts';
+} from '../upstream/forwarded-headers.ts';
+import {
+  DEFAULT_CATALOG_CACHE_SECONDS,
+  MAX_CATALOG_CACHE_SECONDS,
+} from '../upstream/shared-reads.ts';
+import { ConfigError } from './errors.ts';
+
+export function parsePort(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`${name} must be an integer port between 0 and 65535, got "${raw}"`);
+  }
+  return port;
+}
+
+export function parseBool(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be a boolean (1/0, true/false), got "${raw}"`);
+}
+
+/** A whole number of at least `min`; `0` allowed means "off" where a caller says so. */
+export function parseWhole(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: 0 | 1,
+): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min) {
+    const what = min === 0 ? '0 (off) or a positive integer' : 'a positive integer';
+    throw new ConfigError(`${name} must be ${what}, got "${raw}"`);
+  }
+  return value;
+}
 
 export function parseCount(
   name: string,
@@ -25,11 +62,13 @@ export function parseCount(
   return value;
 }
 
-/** `CATALOG_CACHE_SECONDS`: 0 (off) to 3600, default 60. */
+/** `CATALOG_CACHE_SECONDS`: seconds, 0 (off) to 3600, default DEFAULT_CATALOG_CACHE_SECONDS. */
 export function parseCatalogCacheSeconds(raw: string | undefined): number {
-  const value = parseWhole('CATALOG_CACHE_SECONDS', raw, 60, 0);
-  if (value > 3600) {
-    throw new ConfigError(`CATALOG_CACHE_SECONDS must be from 0 (off) to 3600, got "${raw}"`);
+  const value = parseWhole('CATALOG_CACHE_SECONDS', raw, DEFAULT_CATALOG_CACHE_SECONDS, 0);
+  if (value > MAX_CATALOG_CACHE_SECONDS) {
+    throw new ConfigError(
+      `CATALOG_CACHE_SECONDS must be from 0 (off) to ${MAX_CATALOG_CACHE_SECONDS}, got "${raw}"`,
+    );
   }
   return value;
 }
