@@ -26,7 +26,7 @@ import { cachedStatement, type Db } from '../db.ts';
 import { ApiError, badRequest, isApiError } from '../errors.ts';
 import { priceInCurrency, unitAmount } from '../pricebooks/resolve.ts';
 import { isObject, type JsonObject, rejectUnknownKeys } from '../request-body.ts';
-import type { PricedProduct } from './product-items.ts';
+import type { PricedProduct } from './priced-product.ts';
 
 const SOURCE = 'data.bundle_configuration';
 const OPTIONS = `${SOURCE}.selected_options`;

@@ -19,6 +19,7 @@ import { MAX_QUANTITY } from '../money.ts';
 import { priceInCurrency, unitAmount } from '../pricebooks/resolve.ts';
 import { type JsonObject, optionalText, requireData, requireInteger } from '../request-body.ts';
 import { priceBundleItem, readBundleConfiguration } from './bundles.ts';
+import type { PricedProduct } from './priced-product.ts';
 
 export interface ProductItemInput {
   id?: string;
@@ -52,14 +53,7 @@ export function parseProductItem(data: JsonObject): ProductItemInput {
   };
 }
 
-export interface PricedProduct {
-  product: ReleaseProductRow;
-  sku: string;
-  unitAmount: number;
-  includesTax: boolean;
-  /** A bundle's line: its judged selection, `{"selected_options": …}` JSON (carts/bundles.ts). */
-  bundleConfiguration?: string;
-}
+export type { PricedProduct } from './priced-product.ts';
 
 /**
  * The product of `input` in `release`, priced in `currency` for `quantity` (the quantity the

@@ -28,8 +28,8 @@ import {
   releaseRowsById,
   type Selection,
 } from './bundles.ts';
+import type { ReleaseProductRow } from './records.ts';
 import { type PricingRelease, releasePriceRecords } from './release-prices.ts';
-import type { ReleaseProductRow } from './views.ts';
 
 interface Presented {
   id: string;

@@ -20,7 +20,7 @@
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest } from '../errors.ts';
 import { type PriceRecord, priceInCurrency } from '../pricebooks/resolve.ts';
-import type { ReleaseProductRow } from './views.ts';
+import type { ReleaseProductRow } from './records.ts';
 
 export interface ComponentOption {
   id: string;

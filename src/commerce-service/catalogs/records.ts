@@ -197,3 +197,27 @@ export function presentRelease(row: ReleaseRow) {
     },
   };
 }
+
+/** A product of a release, as the release stores it (catalogs/views.ts presents it). */
+export interface ReleaseProductRow {
+  id: string;
+  name: string;
+  commodity_type: string;
+  sku: string | null;
+  slug: string | null;
+  description: string | null;
+  upc_ean: string | null;
+  mpn: string | null;
+  external_ref: string | null;
+  tags: string;
+  extra: string;
+  product_type: string;
+  parent_id: string | null;
+  child_variations: string | null;
+  price_modifiers: string;
+  main_image_id: string | null;
+  files: string;
+  bread_crumbs: string;
+  created_at: string;
+  updated_at: string;
+}

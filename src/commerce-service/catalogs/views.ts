@@ -22,7 +22,7 @@ import { type PriceRecord, priceInCurrency, type ResolvedPrice } from '../priceb
 import { type FileRow, presentFile } from '../routes/files.ts';
 import { presentBundles } from './bundle-views.ts';
 import type { Selection } from './bundles.ts';
-import type { ReleaseRow } from './records.ts';
+import type { ReleaseProductRow, ReleaseRow } from './records.ts';
 import { type PricingRelease, releasePriceRecords } from './release-prices.ts';
 import { childOptionIds, releaseVariations } from './variations.ts';
 
@@ -42,28 +42,7 @@ export interface ReleaseNodeRow extends ReleaseHierarchyRow {
   bread_crumb: string;
 }
 
-export interface ReleaseProductRow {
-  id: string;
-  name: string;
-  commodity_type: string;
-  sku: string | null;
-  slug: string | null;
-  description: string | null;
-  upc_ean: string | null;
-  mpn: string | null;
-  external_ref: string | null;
-  tags: string;
-  extra: string;
-  product_type: string;
-  parent_id: string | null;
-  child_variations: string | null;
-  price_modifiers: string;
-  main_image_id: string | null;
-  files: string;
-  bread_crumbs: string;
-  created_at: string;
-  updated_at: string;
-}
+export type { ReleaseProductRow } from './records.ts';
 
 const CURRENCY = /^[A-Z]{3}$/;
 

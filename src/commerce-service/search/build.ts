@@ -11,27 +11,11 @@
 import type { CatalogRow, ReleaseRow } from '../catalogs/records.ts';
 import type { ReleaseProductRow } from '../catalogs/views.ts';
 import { cachedStatement, type Db } from '../db.ts';
+import type { StoredColumns } from './columns.ts';
 import { documentFields, type TreeNames } from './fields.ts';
 import { rememberBuiltIndex } from './release-index.ts';
 
-/** A string field's values, CSR-encoded: doc i has refs[offsets[i] .. offsets[i+1]). */
-export interface StoredStringColumn {
-  values: string[];
-  offsets: number[];
-  refs: number[];
-}
-
-/** The columns of a release's index, by doc index (the release's product order). */
-export interface StoredColumns {
-  ids: string[];
-  skus: (string | null)[];
-  names: string[];
-  /** ms since the epoch. */
-  created: number[];
-  updated: number[];
-  strings: Record<string, StoredStringColumn>;
-  numbers: Record<string, (number | null)[]>;
-}
+export type { StoredColumns, StoredStringColumn } from './columns.ts';
 
 /** Whether a catalog's releases get a search index (its `enable_search` attribute). */
 export function searchEnabled(catalog: Pick<CatalogRow, 'extra'>): boolean {

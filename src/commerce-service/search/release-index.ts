@@ -11,7 +11,7 @@
 import { cachedStatement, type Db } from '../db.ts';
 import type { CurrencyMap, SaleMap } from '../pricebooks/bodies.ts';
 import { type PriceRecord, priceInCurrency } from '../pricebooks/resolve.ts';
-import type { StoredColumns } from './build.ts';
+import type { StoredColumns } from './columns.ts';
 
 export interface StringColumn {
   values: string[];
