@@ -10,9 +10,9 @@
  *   EP-Inventories-Multi-Location: true.
  * Calls marked (cur) also send `Accept-Language: en` and `X-Moltin-Currency:
  * getPreferredCurrency('en', getAllCurrencies())` – no currency header while the store lists no
- * currencies. Raw `fetch` calls (not the SDK) are marked (raw). [todo: X] marks the calls of
- * features not on main yet: their steps are `it.todo` (storefront-replay-todo.ts), and the
- * currency list every page reads is off until LANDED.currencies (storefront-replay-pages.ts).
+ * currencies. Raw `fetch` calls (not the SDK) are marked (raw). [feature: X] marks the steps
+ * kept in storefront-replay-steps.ts, one per feature (search, variations, bundles, currencies,
+ * files, promotions).
  *
  * page → calls
  * middleware.ts (first request)
@@ -27,31 +27,31 @@
  * every store page's header (components/header): MobileNavBar, NavBar, AccountMenu, Cart
  *   MobileNavBar: navigation; getACart ?include=items; getByContextAllProducts
  *     GET /catalog/products?filter=in(id,<items' product ids>) (`in(id,)` for an empty cart);
- *     getAllCurrencies GET /v2/currencies [todo: currencies]; getV2AccountMembersAccountMemberId
+ *     getAllCurrencies GET /v2/currencies [feature: currencies]; getV2AccountMembersAccountMemberId
  *     GET /v2/account-members/{member} (signed in)
  *   NavBar: navigation
  *   AccountMenu: getV2AccountMembersAccountMemberId (signed in)
- *   Cart: getAllCurrencies [todo: currencies]; getACart (cur) ?include=items;
+ *   Cart: getAllCurrencies [feature: currencies]; getACart (cur) ?include=items;
  *     getByContextAllProducts (cur) ?filter=in(id,<items' product ids>)
  * home: (store)/page.tsx → featured-products/fetchFeaturedProducts.ts
  *   getByContextAllProducts               GET /catalog/products?include=main_image
  * category page /search/<node>: InstantSearchResults + catalog-search-instantsearch-adapter
  *   postMultiSearch  POST /catalog/multi-search {searches:[{type:"search",q:"*",facet_by,
  *                    filter_by:"meta.search.categories.lvl0:=[`<node>`]",page,per_page,…}, the
- *                    hierarchical menu's unfiltered facet query]}                 [todo: search]
- *   getAllFiles      GET /v2/files?filter=in(id,<hits' main_image ids>)          [todo: files]
+ *                    hierarchical menu's unfiltered facet query]}                 [feature: search]
+ *   getAllFiles      GET /v2/files?filter=in(id,<hits' main_image ids>)          [feature: files]
  * autocomplete: instant-search/Autocomplete.tsx
  *   postMultiSearch  POST /catalog/multi-search {searches:[{type:"autocomplete",q,
- *                    highlight_full_fields:"name",include_fields:"name"}]}        [todo: search]
+ *                    highlight_full_fields:"name",include_fields:"name"}]}        [feature: search]
  * product page /products/<slug>/<id> (store layout): products/[...productSegment]/page.tsx
  *   (getProduct runs twice: generateMetadata and the page)
- *   getAllCurrencies                      GET /v2/currencies                       [todo: currencies]
+ *   getAllCurrencies                      GET /v2/currencies                       [feature: currencies]
  *   getByContextProduct (cur)             GET /catalog/products/{id}?include=main_image,files,component_products
  *   getStock                              GET /v2/inventories/{id}
  *   listLocations                         GET /v2/inventories/locations
  *   parent/child: getByContextProduct (parent) and getByContextChildProducts
- *     GET /catalog/products/{parent}/relationships/children?include=… [todo: variations]
- *   bundle: getAllFiles GET /v2/files?filter=in(id,<components' main images>) [todo: bundles]
+ *     GET /catalog/products/{parent}/relationships/children?include=… [feature: variations]
+ *   bundle: getAllFiles GET /v2/files?filter=in(id,<components' main images>) [feature: bundles]
  *   add to cart (cart-actions.ts addToCartAction / addToBundleAction)
  *   manageCarts (X-Moltin-Currency) POST /v2/carts/{cart}/items {data:{type:"cart_item",id,quantity}}
  *     (+ bundle_configuration.selected_options for a bundle)
@@ -61,7 +61,7 @@
  *   per item: getByContextProduct (cur) GET /catalog/products/{item.product_id}
  *   updateACartItem (X-Moltin-Currency) PUT /v2/carts/{cart}/items/{item} {data:{id,quantity}}
  *   deleteACartItem                     DELETE /v2/carts/{cart}/items/{item}
- *   promotion (checkout-sidebar/actions.ts, RemoveCartPromotionXButton)           [todo: promotions]
+ *   promotion (checkout-sidebar/actions.ts, RemoveCartPromotionXButton)           [feature: promotions]
  *     manageCarts POST /v2/carts/{cart}/items {data:{type:"promotion_item",code}} → the code in
  *     the cart's items (promotion_item.code/sku) or an item's discounts[].code
  *     deleteAPromotionViaPromotionCode DELETE /v2/carts/{cart}/discounts/{code}
@@ -146,7 +146,7 @@ import {
   SHIPPING,
   signedIn,
 } from './storefront-replay-pages.ts';
-import { todoSteps } from './storefront-replay-todo.ts';
+import { featureSteps } from './storefront-replay-steps.ts';
 
 let service: SeededService;
 let client: ReturnType<typeof storefrontClient>;
@@ -208,7 +208,7 @@ describe("the reference storefront's visit, call by call", () => {
     jar.cart = cart.data.id;
   });
 
-  todoSteps.currencies(it, () => ({ client, jar }));
+  featureSteps.currencies(it, () => ({ client, jar }));
 
   it('home: navigation, the header cart, featured products', async () => {
     await layout(client, jar);
@@ -252,7 +252,7 @@ describe("the reference storefront's visit, call by call", () => {
     }
   });
 
-  todoSteps.catalog(it, () => ({ client, jar }));
+  featureSteps.catalog(it, () => ({ client, jar }));
 
   it('cart page: items, a quantity changed, an item removed', async () => {
     const cart = await cartPage(client, jar);
@@ -275,14 +275,14 @@ describe("the reference storefront's visit, call by call", () => {
       'removeCartItemAction',
     );
     const after = await cartPage(client, jar);
-    // (With the todo steps on, the variation child and the bundle are in the cart too.)
+    // (The variation child and the bundle are in the cart too, from their steps.)
     const ids = after.included.items.map((i: any) => i.id);
     expect(ids).toContain(first.id);
     expect(ids).not.toContain(second.id);
     expect(after.included.items.find((i: any) => i.id === first.id).quantity).toBe(3);
   });
 
-  todoSteps.promotion(it, () => ({ client, jar }));
+  featureSteps.promotion(it, () => ({ client, jar }));
 
   it('guest checkout and payment', async () => {
     await checkoutPage(client, jar);

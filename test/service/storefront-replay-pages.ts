@@ -31,15 +31,8 @@ import {
 type Client = ReturnType<typeof storefrontClient>;
 const cur = (jar: CookieJar) => ({ 'Accept-Language': 'en', 'X-Moltin-Currency': jar.currency });
 
-/**
- * Features still on their way to main whose calls every page makes: when one lands, turn it on
- * here (and its step in storefront-replay-todo.ts) and every page replays its calls too.
- */
-export const LANDED = { currencies: false };
-
 /** getAllCurrencies, as the header, product, cart and checkout pages call it first. */
 export async function currencies(client: Client): Promise<void> {
-  if (!LANDED.currencies) return;
   ok(await getAllCurrencies({ client } as never), 'getAllCurrencies');
 }
 

@@ -168,6 +168,19 @@ export function seedCatalog(
              created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
         ).run(random.uuid(), storeId, optionId, type, JSON.stringify({ value }), at, at);
       }
+      // A child's own slug (`tee-1-tee-001-m-blue`), for the storefront's product URL. Its id is
+      // derived, not drawn, so the seed's random stream (and every other row) stays as it was.
+      db.prepare(
+        `INSERT INTO pcm_option_modifiers (id, store_id, option_id, modifier_type, body,
+           created_at, updated_at) VALUES (?, ?, ?, 'slug_append', ?, ?, ?)`,
+      ).run(
+        uuidFromBytes(createHash('sha256').update(`commerce-seed-slug:${optionId}`).digest()),
+        storeId,
+        optionId,
+        JSON.stringify({ value: `-${option.toLowerCase()}` }),
+        at,
+        at,
+      );
     }
     return id;
   };
