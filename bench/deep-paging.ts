@@ -26,7 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createCommerceService } from '../src/commerce-service/app.ts';
 import { openDatabase } from '../src/commerce-service/db.ts';
-import { seedDemoStore } from '../src/commerce-service/seed.ts';
+import { seedDemoStore } from '../src/commerce-service/seed/index.ts';
 import { ensureStores } from '../src/commerce-service/stores.ts';
 import { createGateway } from '../src/gateway/create-gateway.ts';
 import { createRequestListener } from '../src/gateway/fast-path.ts';

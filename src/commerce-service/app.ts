@@ -3,11 +3,22 @@
  * listens for `npm run service`, src/main.ts beside the gateway, tests on port 0.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { ensureAccountRealms } from './account-members.ts';
-import { createAccountMemberResolver } from './account-tokens.ts';
+import { accountAuthenticationRoutes } from './account-members/authentication-routes.ts';
+import { accountMembershipRoutes } from './account-members/memberships-routes.ts';
+import { passwordProfileRoutes } from './account-members/password-profiles-routes.ts';
+import { ensureAccountRealms } from './account-members/records.ts';
+import { accountMemberRoutes } from './account-members/routes.ts';
+import { createAccountMemberResolver } from './account-members/tokens.ts';
+import { userAuthenticationInfoRoutes } from './account-members/user-authentication-info-routes.ts';
+import { accountRoutes } from './accounts/routes.ts';
 import { addressRoutes } from './addresses/routes.ts';
-import { createAuthenticator } from './auth.ts';
+import { oauthRoutes } from './auth/routes.ts';
+import { createAuthenticator } from './auth/tokens.ts';
+import { cartRoutes } from './carts/routes.ts';
 import { startSeededCartLifetimes } from './carts/storage.ts';
+import { catalogRoutes } from './catalogs/routes.ts';
+import { catalogRuleRoutes } from './catalogs/rules-routes.ts';
+import { shopperCatalogRoutes } from './catalogs/shopper-routes.ts';
 import {
   type ClientCredentials,
   DEFAULT_SIGN_IN_LIMITS,
@@ -18,52 +29,41 @@ import {
 import type { RouteModule, ServiceContext } from './context.ts';
 import { ensureDefaultCurrencies, storeCurrencyFormats } from './currencies/records.ts';
 import { currencyRoutes } from './currencies/routes.ts';
-import { createCustomerResolver } from './customers.ts';
+import { entryRoutes } from './custom-apis/entries-routes.ts';
+import { customFieldRoutes } from './custom-apis/fields-routes.ts';
+import { customApiRoutes } from './custom-apis/routes.ts';
+import { createCustomerResolver } from './customers/records.ts';
+import { customerRoutes } from './customers/routes.ts';
 import { openDatabase } from './db.ts';
 import { badRequest, frameworkErrorHandler, registerErrorHandling } from './errors.ts';
+import { fileRoutes, publicFileRoutes } from './files/routes.ts';
 import { registerHttpFront, type ServiceRequestLog } from './http-front.ts';
 import { startDeliverer } from './integrations/deliverer.ts';
 import { attachOutbox } from './integrations/events.ts';
+import { integrationRoutes } from './integrations/routes.ts';
+import { inventoryLocationRoutes } from './inventory/locations-routes.ts';
+import { inventoryRoutes } from './inventory/routes.ts';
+import { stockTransactionRoutes } from './inventory/transactions-routes.ts';
 import { startExportRunner } from './jobs/order-export.ts';
+import { jobRoutes } from './jobs/routes.ts';
 import { runWithCurrencyFormats } from './money.ts';
-import { accountAuthenticationRoutes } from './routes/account-authentication.ts';
-import { accountMemberRoutes } from './routes/account-members.ts';
-import { accountMembershipRoutes } from './routes/account-memberships.ts';
-import { accountRoutes } from './routes/accounts.ts';
-import { cartRoutes } from './routes/carts.ts';
-import { catalogRuleRoutes } from './routes/catalog-rules.ts';
-import { catalogRoutes } from './routes/catalogs.ts';
-import { customApiRoutes } from './routes/custom-apis.ts';
-import { customFieldRoutes } from './routes/custom-fields.ts';
-import { customerRoutes } from './routes/customers.ts';
-import { entryRoutes } from './routes/entries.ts';
-import { fileRoutes, publicFileRoutes } from './routes/files.ts';
-import { integrationRoutes } from './routes/integrations.ts';
-import { inventoryRoutes } from './routes/inventories.ts';
-import { inventoryLocationRoutes } from './routes/inventory-locations.ts';
-import { jobRoutes } from './routes/jobs.ts';
-import { oauthRoutes } from './routes/oauth.ts';
-import { orderPaymentRoutes } from './routes/order-payments.ts';
-import { orderRoutes } from './routes/orders.ts';
-import { passwordProfileRoutes } from './routes/password-profiles.ts';
-import { pcmHierarchyRoutes } from './routes/pcm-hierarchies.ts';
-import { pcmJobRoutes } from './routes/pcm-jobs.ts';
-import { pcmNodeProductRoutes } from './routes/pcm-node-products.ts';
-import { pcmNodeRoutes } from './routes/pcm-nodes.ts';
-import { pcmProductRelationshipRoutes } from './routes/pcm-product-relationships.ts';
-import { pcmProductRoutes } from './routes/pcm-products.ts';
-import { pcmVariationRoutes } from './routes/pcm-variations.ts';
-import { priceModifierRoutes } from './routes/price-modifiers.ts';
-import { pricebookRoutes } from './routes/pricebooks.ts';
-import { priceRoutes } from './routes/prices.ts';
-import { promotionCodeRoutes } from './routes/promotion-codes.ts';
-import { promotionRoutes } from './routes/promotions.ts';
-import { settingsRoutes } from './routes/settings.ts';
-import { shopperCatalogRoutes } from './routes/shopper-catalog.ts';
-import { stockTransactionRoutes } from './routes/stock-transactions.ts';
-import { userAuthenticationInfoRoutes } from './routes/user-authentication-info.ts';
+import { orderPaymentRoutes } from './orders/payments-routes.ts';
+import { orderRoutes } from './orders/routes.ts';
+import { pcmHierarchyRoutes } from './pcm/hierarchies-routes.ts';
+import { pcmJobRoutes } from './pcm/jobs-routes.ts';
+import { pcmNodeProductRoutes } from './pcm/node-products-routes.ts';
+import { pcmNodeRoutes } from './pcm/nodes-routes.ts';
+import { pcmProductRelationshipRoutes } from './pcm/product-relationships-routes.ts';
+import { pcmProductRoutes } from './pcm/products-routes.ts';
+import { pcmVariationRoutes } from './pcm/variations-routes.ts';
+import { priceModifierRoutes } from './pricebooks/modifiers-routes.ts';
+import { priceRoutes } from './pricebooks/prices-routes.ts';
+import { pricebookRoutes } from './pricebooks/routes.ts';
+import { promotionCodeRoutes } from './promotions/codes-routes.ts';
+import { promotionRoutes } from './promotions/routes.ts';
 import { checkScope, needsScope, scopeOf } from './scopes.ts';
 import { searchRoutes } from './search/routes.ts';
+import { settingsRoutes } from './settings/routes.ts';
 import { createSignInLimiter } from './sign-in-limits.ts';
 import { ensureStores, type StoreContext } from './stores.ts';
 import { type Clock, createTimestamper, systemClock } from './time.ts';
@@ -254,7 +254,7 @@ export async function createCommerceService(
     ping.get();
     return { status: 'ok' };
   });
-  // Public files' bytes, at the address their link.href gives: no token (routes/files.ts).
+  // Public files' bytes, at the address their link.href gives: no token (files/routes.ts).
   await app.register(publicFileRoutes(ctx));
 
   const authenticate = createAuthenticator(db, clock);
@@ -303,7 +303,7 @@ async function seedIfEmpty(
   const hasData = db.prepare('SELECT 1 FROM custom_apis WHERE store_id = ? LIMIT 1').get(storeId);
   if (store?.seeded_at || hasData) return;
   // Imported on demand: the seed module is large and most tests run without it.
-  const { seedDemoStore } = await import('./seed.ts');
+  const { seedDemoStore } = await import('./seed/index.ts');
   seedDemoStore(db, storeId, options.seedOptions);
   const now = ctx.timestamp();
   startSeededCartLifetimes(db, storeId, now);

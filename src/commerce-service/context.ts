@@ -4,9 +4,9 @@
  * Routes under /v2 and /pcm find the caller's store in `request.store` (set by the auth hook).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { AccountMemberContext } from './account-tokens.ts';
+import type { AccountMemberContext } from './account-members/tokens.ts';
 import type { ClientCredentials } from './config.ts';
-import type { CustomerContext } from './customers.ts';
+import type { CustomerContext } from './customers/records.ts';
 import type { Db } from './db.ts';
 import type { SignInLimiter } from './sign-in-limits.ts';
 import type { StoreContext } from './stores.ts';

@@ -351,7 +351,7 @@ export const migrations: Migration[] = [
   },
   {
     // orders-doc: an order never changes once written, so its JSON:API object is rendered
-    // once, by its writer, and stored (routes/orders.ts serves the text). The orders already
+    // once, by its writer, and stored (orders/routes.ts serves the text). The orders already
     // here are the rowids up to order_documents_backfill.last_rowid (later inserts get higher
     // ones): the service renders them when it starts, then deletes that row. Until then, and
     // for any order stored without a document, reads render it as before.
@@ -1256,7 +1256,7 @@ export const migrations: Migration[] = [
   },
   {
     // The catalog product of an order line (null for a custom item), so that paying the order
-    // can allocate its stock (routes/order-payments.ts).
+    // can allocate its stock (orders/payments-routes.ts).
     id: '0840-order-item-products',
     sql: `
       ALTER TABLE order_items ADD COLUMN product_id TEXT;

@@ -233,7 +233,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'POST /v2/carts/:cartId/checkout': 'shopper',
   'POST /v2/orders/:orderId/payments': 'shopper',
   'DELETE /v2/carts/:cartId/discounts/:code': 'shopper',
-  // A cart's owner (routes/cart-relationships.ts): a customer associates carts with themself,
+  // A cart's owner (carts/relationships-routes.ts): a customer associates carts with themself,
   // an account member with their account; the store's token with any of the store's.
   'POST /v2/carts/:cartId/relationships/customers': 'customer',
   'DELETE /v2/carts/:cartId/relationships/customers': 'customer',
@@ -253,7 +253,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
 
   // Files: the store's to upload and delete. Any token reads the public ones (production's
   // storefront lists product images with getAllFiles and its implicit token); a private file
-  // is the store's alone, and does not exist for any other token (routes/files.ts).
+  // is the store's alone, and does not exist for any other token (files/routes.ts).
   'POST /v2/files': 'store',
   'GET /v2/files': 'shopper',
   'GET /v2/files/:fileId': 'shopper',

@@ -6,7 +6,7 @@
  */
 import { type FragmentDefinitionNode, getOperationAST, Kind, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CUSTOMERS } from '../../src/commerce-service/seed.ts';
+import { DEMO_CUSTOMERS } from '../../src/commerce-service/seed/index.ts';
 import { DEFAULT_QUERY_LIMITS } from '../../src/gateway/armor.ts';
 import {
   ASSUMED_LIST_SIZE,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/commerce-service/db.ts';
 import { storeIdForClient } from '../../src/commerce-service/ids.ts';
-import { seedDemoStore } from '../../src/commerce-service/seed.ts';
+import { seedDemoStore } from '../../src/commerce-service/seed/index.ts';
 import { ensureStores } from '../../src/commerce-service/stores.ts';
 import { DEFAULT_TEST_CLIENTS, type ServiceUnderTest, startService } from './service-helpers.ts';
 

@@ -14,7 +14,7 @@ import {
 } from '../../src/commerce-service/catalogs/views.ts';
 import { type Db, openDatabase } from '../../src/commerce-service/db.ts';
 import { seedCatalog, wipeCatalog } from '../../src/commerce-service/seed/catalog.ts';
-import { parseSeedArgs, UsageError } from '../../src/commerce-service/seed-cli.ts';
+import { parseSeedArgs, UsageError } from '../../src/commerce-service/seed/cli.ts';
 import { ensureStores } from '../../src/commerce-service/stores.ts';
 import { type SeededService, startSeededService } from './seeded-service.ts';
 

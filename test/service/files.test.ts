@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_FILE_SIZE } from '../../src/commerce-service/routes/files.ts';
+import { MAX_FILE_SIZE } from '../../src/commerce-service/files/routes.ts';
 import { errorOf, type ServiceUnderTest, startService } from './service-helpers.ts';
 
 describe('files over HTTP', () => {

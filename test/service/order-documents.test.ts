@@ -20,10 +20,10 @@ import {
   type OrderRow,
   presentOrder,
   storePendingOrderDocuments,
-} from '../../src/commerce-service/routes/orders.ts';
+} from '../../src/commerce-service/orders/routes.ts';
+import { seedDemoStore } from '../../src/commerce-service/seed/index.ts';
 import { generateOrders } from '../../src/commerce-service/seed/orders.ts';
 import { createRandom } from '../../src/commerce-service/seed/random.ts';
-import { seedDemoStore } from '../../src/commerce-service/seed.ts';
 import { ensureStores } from '../../src/commerce-service/stores.ts';
 import { DEFAULT_TEST_CLIENTS, type ServiceUnderTest, startService } from './service-helpers.ts';
 

@@ -7,9 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCommerceService } from '../../src/commerce-service/app.ts';
 import { openDatabase } from '../../src/commerce-service/db.ts';
 import { storeIdForClient } from '../../src/commerce-service/ids.ts';
+import { parseSeedArgs } from '../../src/commerce-service/seed/cli.ts';
+import { seedDemoStore, wipeStoreData } from '../../src/commerce-service/seed/index.ts';
 import { createRandom } from '../../src/commerce-service/seed/random.ts';
-import { seedDemoStore, wipeStoreData } from '../../src/commerce-service/seed.ts';
-import { parseSeedArgs } from '../../src/commerce-service/seed-cli.ts';
 import { ensureStores } from '../../src/commerce-service/stores.ts';
 import { startSeededService } from './seeded-service.ts';
 
@@ -293,7 +293,7 @@ describe('the demo seed', () => {
   });
 });
 
-describe('npm run seed (seed-cli)', () => {
+describe('npm run seed (seed/cli.ts)', () => {
   const dirs: string[] = [];
   afterAll(async () => {
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
@@ -324,7 +324,7 @@ describe('npm run seed (seed-cli)', () => {
     dirs.push(dir);
     const dbPath = join(dir, 'nested', 'c.db');
     const env = { ...process.env, COMMERCE_CLIENTS: 'alpha:a,beta:b' };
-    const cli = ['scripts/ts.mjs', 'src/commerce-service/seed-cli.ts'];
+    const cli = ['scripts/ts.mjs', 'src/commerce-service/seed/cli.ts'];
     const first = await run(process.execPath, [...cli, '--orders', '300', '--db', dbPath], { env });
     expect(first.stdout).toMatch(/300 orders/);
     await run(process.execPath, [...cli, '--orders', '120', '--db', dbPath], { env });

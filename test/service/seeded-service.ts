@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startSeededCartLifetimes } from '../../src/commerce-service/carts/storage.ts';
 import { openDatabase } from '../../src/commerce-service/db.ts';
 import { storeIdForClient } from '../../src/commerce-service/ids.ts';
-import { type SeedSummary, seedDemoStore } from '../../src/commerce-service/seed.ts';
+import { type SeedSummary, seedDemoStore } from '../../src/commerce-service/seed/index.ts';
 import { ensureStores } from '../../src/commerce-service/stores.ts';
 import { DEFAULT_TEST_CLIENTS, type ServiceUnderTest, startService } from './service-helpers.ts';
 

@@ -7,13 +7,13 @@
  * every attribute, newest last like every list of this service.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { findAccount } from '../accounts/routes.ts';
 import type { ServiceContext } from '../context.ts';
+import { findCustomer } from '../customers/routes.ts';
 import type { Db } from '../db.ts';
 import { notFound, unprocessable } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { type ListAttribute, listResources, standardListSpec } from '../listing.ts';
-import { findAccount } from '../routes/accounts.ts';
-import { findCustomer } from '../routes/customers.ts';
+import { type ListAttribute, listResources, standardListSpec } from '../listing/index.ts';
 import { parseAddress } from './bodies.ts';
 import {
   ADDRESS_FIELDS,

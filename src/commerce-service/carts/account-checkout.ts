@@ -8,7 +8,7 @@
  * contact the member's own name and email are the order's.
  */
 import type { FastifyRequest } from 'fastify';
-import { findAccountMember } from '../account-members.ts';
+import { findAccountMember } from '../account-members/records.ts';
 import type { Db } from '../db.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import {

@@ -20,7 +20,7 @@ import { type ApiError, conflict, isApiError } from '../errors.ts';
 import type { PricebookPriority } from '../pricebooks/resolve.ts';
 import { storedSelection } from './bundles.ts';
 import { priceProductItem } from './product-items.ts';
-import type { CartRow, ItemRow } from './storage.ts';
+import type { CartRow, ItemRow } from './rows.ts';
 
 /** What a catalog line costs now, or why it has no price now. */
 export type LinePrice =

@@ -16,10 +16,10 @@
 import type { FastifyRequest } from 'fastify';
 import { cachedStatement, type Db } from '../db.ts';
 import { badRequest } from '../errors.ts';
+import { type FileRow, presentFile } from '../files/routes.ts';
 import { parseIncludes } from '../includes.ts';
 import { currencyDecimals, DEFAULT_CURRENCY, formatMoney } from '../money.ts';
 import { type PriceRecord, priceInCurrency, type ResolvedPrice } from '../pricebooks/resolve.ts';
-import { type FileRow, presentFile } from '../routes/files.ts';
 import { presentBundles } from './bundle-views.ts';
 import type { Selection } from './bundles.ts';
 import type { ReleaseProductRow, ReleaseRow } from './records.ts';

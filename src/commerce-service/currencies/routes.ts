@@ -11,7 +11,7 @@ import type { ServiceContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import { badRequest, unprocessable } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { listResources, standardListSpec } from '../listing.ts';
+import { listResources, standardListSpec } from '../listing/index.ts';
 import { type CurrencyInput, parseCurrencyUpdate, parseNewCurrency } from './bodies.ts';
 import {
   CURRENCY_COLUMNS,

@@ -6,7 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.ts';
-import type { StockRow, TransactionRow } from './stock.ts';
+import type { StockRow, TransactionRow } from './records.ts';
 
 const HEADER = 'ep-inventories-multi-location';
 

@@ -15,37 +15,12 @@ import { emitEvent } from '../integrations/events.ts';
 import { MAX_AMOUNT } from '../money.ts';
 import { presentTransaction } from './present.ts';
 
-export type StockAction = 'increment' | 'decrement' | 'allocate' | 'deallocate' | 'set';
-export const STOCK_ACTIONS: readonly StockAction[] = [
-  'increment',
-  'decrement',
-  'allocate',
-  'deallocate',
-  'set',
-];
+export { STOCK_ACTIONS, type StockAction, type StockRow, type TransactionRow } from './records.ts';
+
+import type { StockAction, StockRow, TransactionRow } from './records.ts';
 
 /** The most stock one product may have: it reaches the gateway as a GraphQL `Int`. */
 export const MAX_STOCK = MAX_AMOUNT;
-
-export interface StockRow {
-  store_id: string;
-  product_id: string;
-  stock_id: string;
-  total: number;
-  available: number;
-  allocated: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface TransactionRow {
-  id: string;
-  store_id: string;
-  product_id: string;
-  action: StockAction;
-  quantity: number;
-  created_at: string;
-}
 
 /** Whether `productId` names a PXM product of the store (`/pcm/products`). */
 export function productExists(db: Db, storeId: string, productId: string): boolean {

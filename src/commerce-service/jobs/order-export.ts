@@ -5,9 +5,9 @@
  * left pending or half done by a stop are run again at the next start.
  */
 import { cachedStatement, type Db } from '../db.ts';
+import { standardListSpec } from '../listing/index.ts';
 import { parseListQuery } from '../listing/parse.ts';
-import { standardListSpec } from '../listing.ts';
-import type { OrderRow } from '../routes/orders.ts';
+import type { OrderRow } from '../orders/routes.ts';
 
 export interface ExportJobRow {
   id: string;

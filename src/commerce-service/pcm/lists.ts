@@ -5,7 +5,7 @@
  * where production fixes the order: a node's children (sort_order desc, then updated_at desc)
  * and a node's products (curated first).
  */
-import { type ListAttribute, type ListSpec, standardListSpec } from '../listing.ts';
+import { type ListAttribute, type ListSpec, standardListSpec } from '../listing/index.ts';
 
 const text = (column: string, ops: ListAttribute['ops'] = ['eq', 'in', 'like']): ListAttribute => ({
   column,

@@ -3,9 +3,10 @@
  * `{id, type, attributes, meta, links}`), and finding one by its path ids: a path id that is
  * not a uuid is a 400, another store's or a missing one a 404.
  */
+
+import { parsePathId } from '../custom-apis/routes.ts';
 import { cachedStatement, type Db } from '../db.ts';
 import { notFound } from '../errors.ts';
-import { parsePathId } from '../routes/custom-apis.ts';
 
 export interface PricebookRow {
   id: string;

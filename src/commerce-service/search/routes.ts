@@ -13,11 +13,11 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { findCatalog, findRelease, type ReleaseRow } from '../catalogs/records.ts';
+import { resolvedRelease } from '../catalogs/shopper-routes.ts';
 import { displayCurrency, presentProducts, type ReleaseProductRow } from '../catalogs/views.ts';
 import type { ServiceContext } from '../context.ts';
 import { cachedStatement } from '../db.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { resolvedRelease } from '../routes/shopper-catalog.ts';
 import type { QueryContext } from './compile.ts';
 import { executeSearch, type SearchOutcome } from './execute.ts';
 import { escapeHtml, highlightProduct, highlightText } from './highlight.ts';

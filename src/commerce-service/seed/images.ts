@@ -1,7 +1,7 @@
 /**
  * A main image for every demo product, drawn at seed time (nothing downloaded): a small PNG
  * whose colours and pattern come from a hash of the product's name, so each product looks its
- * own and two seeds draw the same bytes. The images are public files (routes/files.ts), so
+ * own and two seeds draw the same bytes. The images are public files (files/routes.ts), so
  * their `link.href` loads in a browser with no token, and each is the product's main_image in
  * PXM and in the releases already published.
  *

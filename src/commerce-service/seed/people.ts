@@ -11,8 +11,8 @@ import {
   defaultPasswordProfileId,
   ensureAccountRealms,
   writeAccountAuthenticationSettings,
-} from '../account-members.ts';
-import { hashPasswordSync } from '../customers.ts';
+} from '../account-members/records.ts';
+import { hashPasswordSync } from '../customers/records.ts';
 import type { Db } from '../db.ts';
 import { createRandom, iso, SEED_EPOCH } from './random.ts';
 
