@@ -26,6 +26,8 @@ import './account-member.ts';
 import './account-viewer.ts';
 import './pcm/index.ts';
 import './catalog/views.ts';
+import './catalog/search.ts';
+import './catalog/product-options.ts';
 import './order-payment.ts';
 import './integration-logs.ts';
 import './catalog/cart-product-items.ts';

@@ -60,6 +60,7 @@ const ROUTE_WORDS: ReadonlySet<string> = new Set([
   'locations',
   'main_image',
   'modifiers',
+  'multi-search',
   'multiple',
   'nodes',
   'options',

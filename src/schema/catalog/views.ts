@@ -93,7 +93,7 @@ function viewType(name: string, description: string, prefix: string, releaseForm
   });
 }
 
-const ShopperCatalogRef: ObjectRef<BuilderTypes, CatalogView> = viewType(
+export const ShopperCatalogRef: ObjectRef<BuilderTypes, CatalogView> = viewType(
   'ShopperCatalog',
   'The catalog that applies to the caller: chosen by the store’s catalog rules from the token ' +
     '(customer, account), the forwarded `EP-Channel` and `EP-Context-Tag` and the time.',
