@@ -118,6 +118,16 @@ describe('catalog search', () => {
     );
     expect(seen).toEqual(ids.slice(0, 20));
     expect(next.catalog.search.pageInfo.hasPreviousPage).toBe(true);
+    // And back: the 5 hits before the 20th.
+    const back = await ok(
+      `query($before: String) { catalog { search(query: "tee", sort: PRICE, last: 5,
+        before: $before, filter: { tags: ["eco"], productType: ["child"] }) {
+        edges { node { upstreamId } } } } }`,
+      { before: next.catalog.search.pageInfo.endCursor },
+    );
+    expect(back.catalog.search.edges.map((e: Json) => e.node.upstreamId)).toEqual(
+      ids.slice(14, 19),
+    );
   });
 
   it('filters by a node and every node below it, and by a price range', async () => {

@@ -293,8 +293,6 @@ export function planPages(offset: number, count: number): PagePlan[] {
   for (let perPage = count; perPage <= SEARCH_PER_PAGE_MAX; perPage++) {
     const page = Math.floor(offset / perPage);
     if (Math.floor(last / perPage) === page) return [{ page: page + 1, perPage }];
-    // Sizes past the offset only grow the first page's start; try a few, then fall back.
-    if (perPage - count > 200) break;
   }
   const plans: PagePlan[] = [];
   for (let p = Math.floor(offset / 100); p <= Math.floor(last / 100); p++) {
