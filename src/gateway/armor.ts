@@ -1,7 +1,7 @@
 /**
  * Defences against abusive and forged requests, all applied before any resolver (and so before
- * any upstream call) runs. Here, the limits on the document: graphql-armor's depth, alias,
- * token and directive limits with explicit values, and our own cost limit (./query-cost.ts:
+ * any upstream call) runs. Here, the limits on the document: graphql-armor's alias, token and
+ * directive limits with explicit values, and our own depth (./query-depth.ts) and cost limits (./query-cost.ts:
  * upstream calls, rows and values, page sizes from `first`/`last`), each refused with a message
  * naming the limit and what was measured; a name length limit; introspection and field
  * suggestions switchable. createSecurityPlugins puts them together with the checks of the
@@ -23,6 +23,7 @@ import { type GatewayErrorCode, QueryTooComplexError } from '../upstream/errors.
 import { DEFAULT_PAGING_LIMITS } from '../upstream/index.ts';
 import { errorCodesPlugin, errorEchoPlugin } from './error-answers.ts';
 import { costModelOptions, createCostRule } from './query-cost.ts';
+import { createDepthRule } from './query-depth.ts';
 import { csrfPreventionPlugin, requestShapePlugin } from './request-checks.ts';
 
 // The echo bound stands beside the name length limit in docs/security.md's table of defences.
@@ -30,7 +31,10 @@ export { capEcho, MAX_ECHO } from './error-answers.ts';
 
 /** Limits on one GraphQL document. Every value is explicit; none is taken from a library default. */
 export interface QueryLimits {
-  /** Deepest field nesting (fragments flattened, introspection ignored). Default 10. */
+  /**
+   * Deepest field nesting (fragments flattened, introspection ignored, a connection's `edges`
+   * and `node` free: ./query-depth.ts). Default 10.
+   */
   maxDepth: number;
   /** Aliased fields per operation: each alias can be one more upstream call. Default 15. */
   maxAliases: number;
@@ -78,7 +82,7 @@ export interface SecurityOptions {
 export const QUERY_REJECTED_CODE: GatewayErrorCode = 'QUERY_TOO_COMPLEX';
 
 /** The limits graphql-armor judges on the document alone. */
-type LimitName = Exclude<keyof QueryLimits, 'maxListItems' | 'maxCost'>;
+type LimitName = Exclude<keyof QueryLimits, 'maxListItems' | 'maxCost' | 'maxDepth'>;
 
 /**
  * What a refused document is told, by limit: the measure and the maximum, in words. Armor's own
@@ -86,8 +90,6 @@ type LimitName = Exclude<keyof QueryLimits, 'maxListItems' | 'maxCost'>;
  * them (armor 3 says "…, found N."), and left out if a later armor words it differently.
  */
 const REJECTIONS: Record<LimitName, (maximum: number, found: number | undefined) => string> = {
-  maxDepth: (maximum, found) =>
-    `Query depth ${found ?? 'above the maximum'} exceeds the maximum depth ${maximum}`,
   maxAliases: (maximum, found) =>
     `Query uses ${found ?? 'more'} aliases; the maximum is ${maximum}`,
   maxDirectives: (maximum, found) =>
@@ -127,21 +129,18 @@ function armorOptions(limit: LimitName, limits: QueryLimits) {
 }
 
 /**
- * graphql-armor's limits (tokens while parsing; then directives, aliases, depth), then ours on
- * cost: a document over several limits is told the first. Depth before cost, so the cost is
+ * graphql-armor's limits (tokens while parsing; then directives, aliases), then ours on depth
+ * and cost: a document over several limits is told the first. Depth before cost, so the cost is
  * only ever measured on a document at most maxDepth deep.
  */
 function limitPlugins(limits: QueryLimits, maxFirst: number): Plugin[] {
   const common = (limit: LimitName) => armorOptions(limit, limits);
+  const depthRule = createDepthRule(limits.maxDepth);
   const costRule = createCostRule(limits.maxCost, costModelOptions(maxFirst));
   return [
     EnvelopArmorPlugin({
-      maxDepth: {
-        ...common('maxDepth'),
-        n: limits.maxDepth,
-        flattenFragments: true,
-        ignoreIntrospection: true,
-      },
+      // Ours instead (./query-depth.ts): a Relay connection's edges and node add no level.
+      maxDepth: { enabled: false },
       maxAliases: { ...common('maxAliases'), n: limits.maxAliases, allowList: [] },
       maxTokens: { ...common('maxTokens'), n: limits.maxTokens },
       maxDirectives: { ...common('maxDirectives'), n: limits.maxDirectives },
@@ -153,6 +152,7 @@ function limitPlugins(limits: QueryLimits, maxFirst: number): Plugin[] {
     }) as Plugin,
     {
       onValidate({ addValidationRule }) {
+        addValidationRule(depthRule);
         addValidationRule(costRule);
       },
     },

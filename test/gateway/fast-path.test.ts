@@ -255,7 +255,8 @@ function corpus(): Case[] {
       headers: good,
       body: {
         query:
-          '{ a: orders(first:1) { edges { node { lineItems: __typename } } } b: customApis(first:1) { edges { node { entries(first:1) { edges { node { id } } } } } } }',
+          // A connection's edges and node add no level (src/gateway/query-depth.ts): seven levels.
+          '{ catalog { hierarchies(first:1) { edges { node { children(first:1) { edges { node { children(first:1) { edges { node { children(first:1) { edges { node { children(first:1) { edges { node { name } } } } } } } } } } } } } } } }',
       },
     },
     {
