@@ -197,13 +197,16 @@ async function main(): Promise<void> {
     );
   }
   if (demoToken !== undefined) {
-    // The one token ever printed: the local demo store's own, for the person who started it.
+    // The only tokens ever printed: the local demo store's own, for the person who started it.
     console.log('  demo token (read-write, valid 1 hour):');
     console.log(`    Authorization: Bearer ${demoToken}`);
+    // A shopper's (implicit) token: what a storefront publishes, for trying the API as one.
+    console.log("  storefront token (a shopper's, implicit, valid 1 hour):");
+    console.log(`    Authorization: Bearer ${storefrontToken}`);
     if (config.gateway.graphiql !== false)
       console.log(
         loopback
-          ? `  GraphiQL at http://${shownHost}:${port}${gateway.graphqlEndpoint} already sends it (renewed every 50 min)`
+          ? `  GraphiQL at http://${shownHost}:${port}${gateway.graphqlEndpoint} sends it in its first tab, the storefront token in its second (renewed every 50 min)`
           : `  listening on ${listen.host}, beyond this machine: GraphiQL sends only the demo store's storefront (implicit) token`,
       );
   } else {

@@ -277,12 +277,26 @@ export function createGateway(options: GatewayOptions): Gateway {
               ? options.demoToken(request)
               : options.demoToken;
           const demo = typeof given === 'string' ? { token: given } : given;
+          const headers = demo?.token
+            ? JSON.stringify({ Authorization: `Bearer ${demo.token}` })
+            : undefined;
+          const defaultQuery = demo?.storefront ? STOREFRONT_NOTE + DEFAULT_QUERY : DEFAULT_QUERY;
           return {
             title: 'commerce-gateway',
-            headers: demo?.token
-              ? JSON.stringify({ Authorization: `Bearer ${demo.token}` })
-              : undefined,
-            defaultQuery: demo?.storefront ? STOREFRONT_NOTE + DEFAULT_QUERY : DEFAULT_QUERY,
+            headers,
+            defaultQuery,
+            // The store's tab first (the README's first query), then a shopper's, preset.
+            ...(demo?.shopperToken === undefined
+              ? {}
+              : {
+                  defaultTabs: [
+                    { query: defaultQuery, ...(headers === undefined ? {} : { headers }) },
+                    {
+                      query: GRAPHIQL_SHOPPER_QUERY,
+                      headers: JSON.stringify({ Authorization: `Bearer ${demo.shopperToken}` }),
+                    },
+                  ],
+                }),
           };
         }
       : false,
@@ -385,22 +399,39 @@ const STOREFRONT_NOTE = `# This page came from another machine (or a name other 
 # whole demo, put the read-write token \`npm start\` printed into the Headers tab.
 `;
 
-// The README's first query, character for character (test/build/readme-examples.test.ts).
-const DEFAULT_QUERY = `# Your first query: the demo store's Custom APIs, a few of their entries, and its latest orders.
-query FirstLook {
-  customApis(first: 5) {
-    totalCount
-    nodes {
-      name
-      apiType
-      upstreamId
-      entries(first: 3) { totalCount nodes { upstreamId attributes createdAt etag } }
+// GraphiQL's second tab, with the storefront (implicit) token: a shopper's category menu.
+export const GRAPHIQL_SHOPPER_QUERY = `# A shopper's page: this tab sends the demo store's storefront (implicit) token, the
+# token a storefront publishes. A category menu, two levels deep, with a few products each.
+query CategoryMenu {
+  catalog {
+    hierarchies(first: 3) {
+      nodes {
+        name
+        children(first: 6) {
+          nodes { name slug products(first: 2) { nodes { name price(currency: "USD") { amount { formatted } } } } }
+        }
+      }
     }
   }
-  orders(first: 3, sortKey: CREATED_AT, reverse: true) {
-    totalCount
-    pageInfo { hasNextPage endCursor }
-    nodes { upstreamId status total { formatted } createdAt }
+}
+`;
+
+// The README's first query, character for character (test/build/readme-examples.test.ts).
+const DEFAULT_QUERY = `# Your first query: a storefront's search page — the products the shopper's catalog shows for
+# "tee", cheapest first, with facets to refine by, images and prices.
+query SearchPage {
+  catalog {
+    search(query: "tee", first: 4, sort: PRICE) {
+      totalCount
+      facets { field values { value count } }
+      nodes {
+        name
+        slug
+        mainImage { url }
+        price(currency: "USD") { amount { formatted } }
+        options { name values }
+      }
+    }
   }
 }
 `;

@@ -137,10 +137,14 @@ export function renderGraphiQLPage(options: GraphiQLOptions): string {
 `;
 }
 
-/** A token for GraphiQL's default headers; `storefront`: an implicit token, and the page says so. */
+/**
+ * A token for GraphiQL's default headers; `storefront`: an implicit token, and the page says so.
+ * `shopperToken`: the storefront (implicit) token for a second tab, a shopper's headers preset.
+ */
 export interface GraphiQLToken {
   token: string;
   storefront?: boolean;
+  shopperToken?: string;
 }
 
 /** Whether a bind address (HOST) accepts connections from this machine only. */
@@ -167,7 +171,8 @@ function isLoopbackHostHeader(value: string | null): boolean {
  * address, the request names this machine in its Host header (a page of another site that
  * rebinds its own name to 127.0.0.1 sends that name, so it gets no write token), and no proxy
  * forwarded it. Every other page gets the demo store's implicit (storefront) token, which any
- * storefront publishes anyway.
+ * storefront publishes anyway. A local page also opens a second tab with the storefront token,
+ * so a new developer tries the API as a shopper would.
  */
 export function demoTokenChooser(options: {
   bindHost: string;
@@ -185,7 +190,9 @@ export function demoTokenChooser(options: {
       !headers.has('x-forwarded-host');
     const token = local ? options.readWrite() : options.storefront();
     if (token === undefined) return undefined;
-    return local ? { token } : { token, storefront: true };
+    if (!local) return { token, storefront: true };
+    const shopperToken = options.storefront();
+    return shopperToken === undefined ? { token } : { token, shopperToken };
   };
 }
 

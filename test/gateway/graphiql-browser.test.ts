@@ -111,7 +111,7 @@ describe('GraphiQL in Chromium', () => {
     });
     // The first query and the demo token are there before anyone types.
     const editorText = async (selector: string) => plain(await page.locator(selector).innerText());
-    await expect.poll(() => editorText('.graphiql-query-editor')).toContain('query FirstLook {');
+    await expect.poll(() => editorText('.graphiql-query-editor')).toContain('query SearchPage {');
     await page.getByText('Headers', { exact: true }).click();
     await expect.poll(() => editorText('.graphiql-editor-tool')).toContain(`Bearer ${token}`);
 
@@ -119,19 +119,19 @@ describe('GraphiQL in Chromium', () => {
       (r) =>
         r.url() === stack.gatewayUrl &&
         r.request().method() === 'POST' &&
-        (r.request().postData() ?? '').includes('FirstLook'),
+        (r.request().postData() ?? '').includes('SearchPage'),
     );
     await run.click();
     const result = (await (await executed).json()) as {
-      data?: { customApis: { totalCount: number }; orders: { totalCount: number } };
+      data?: { catalog: { search: { totalCount: number } } };
       errors?: unknown;
     };
     expect(result.errors).toBeUndefined();
-    expect(result.data?.orders.totalCount).toBeGreaterThan(0);
+    expect(result.data?.catalog.search.totalCount).toBeGreaterThan(0);
     // …and the person sees it in the response pane.
     await expect
       .poll(() => editorText('.graphiql-response'), { timeout: 15_000 })
-      .toMatch(/"customApis": \{ "totalCount": \d+/);
+      .toMatch(/"search": \{ "totalCount": \d+/);
 
     expect(elsewhere()).toEqual([]);
     // Monaco's workers were started from the gateway too (their loads are requests as well).

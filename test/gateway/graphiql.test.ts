@@ -4,12 +4,13 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { GRAPHIQL_CSP } from '../../src/gateway/graphiql.ts';
+import { demoTokenChooser, GRAPHIQL_CSP } from '../../src/gateway/graphiql.ts';
 import { createGateway } from '../../src/index.ts';
 
 const page = async (gateway: ReturnType<typeof createGateway>): Promise<string> => {
+  // The Host header a browser on this machine sends (demoTokenChooser reads it).
   const response = await gateway.fetch('http://localhost/graphql', {
-    headers: { accept: 'text/html' },
+    headers: { accept: 'text/html', host: 'localhost:4000' },
   });
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toContain('text/html');
@@ -28,6 +29,33 @@ describe('GraphiQL', () => {
     const reloaded = await page(gateway);
     expect(reloaded).toContain('Bearer second0demo0token');
     expect(reloaded).not.toContain('first0demo0token');
+    await gateway.dispose();
+  });
+
+  it('opens a second tab with the storefront token and a shopper’s page, when asked locally', async () => {
+    const gateway = createGateway({
+      upstreamUrl: 'http://127.0.0.1:9',
+      demoToken: demoTokenChooser({
+        bindHost: '127.0.0.1',
+        readWrite: () => 'store0token',
+        storefront: () => 'shopper0token',
+      }),
+    });
+    const html = await page(gateway);
+    const options = JSON.parse(
+      /<script type="application\/json" id="graphiql-options">([\s\S]*?)<\/script>/.exec(
+        html,
+      )?.[1] ?? 'null',
+    );
+    expect(options.defaultTabs).toHaveLength(2);
+    expect(JSON.parse(options.defaultTabs[0].headers)).toEqual({
+      Authorization: 'Bearer store0token',
+    });
+    expect(options.defaultTabs[0].query).toBe(options.defaultQuery);
+    expect(JSON.parse(options.defaultTabs[1].headers)).toEqual({
+      Authorization: 'Bearer shopper0token',
+    });
+    expect(options.defaultTabs[1].query).toContain('query CategoryMenu');
     await gateway.dispose();
   });
 
@@ -64,7 +92,7 @@ describe('GraphiQL', () => {
       expect(attributes).toMatch(/ src="\/graphiql\/[0-9a-f]{12}\/[a-z.-]+\.js"/);
       expect(body).toBe('');
     }
-    expect(html).toContain('query FirstLook');
+    expect(html).toContain('query SearchPage');
     await gateway.dispose();
   });
 

@@ -7,6 +7,7 @@
 import { type GraphQLError, parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_QUERY_LIMITS } from '../../src/gateway/armor.ts';
+import { GRAPHIQL_SHOPPER_QUERY } from '../../src/gateway/create-gateway.ts';
 import { createDepthRule } from '../../src/gateway/query-depth.ts';
 import { schema } from '../../src/schema/index.ts';
 import { type Stack, startStack } from '../support/harness.ts';
@@ -103,5 +104,16 @@ describe('a three-level category menu with products, written with edges { node }
     expect(hierarchies.length).toBeGreaterThan(0);
     const second = hierarchies[0].node.children.edges[0].node.children.edges;
     expect(second.length).toBeGreaterThan(0);
+  });
+
+  it('GraphiQL’s shopper tab (its category menu) runs with the storefront token', async () => {
+    const { status, body } = await stack.graphql(
+      GRAPHIQL_SHOPPER_QUERY,
+      {},
+      { token: await stack.implicitToken() },
+    );
+    expect(body.errors).toBeUndefined();
+    expect(status).toBe(200);
+    expect(body.data.catalog.hierarchies.nodes[0].children.nodes.length).toBeGreaterThan(0);
   });
 });
