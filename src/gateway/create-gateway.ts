@@ -36,6 +36,7 @@ import { committedWritesPlugin } from './committed-writes.ts';
 import { type CorsOrigins, corsPlugin } from './cors.ts';
 import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
+import { inContextPlugin } from './in-context.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 import { createMetrics, type Metrics, type MetricsOptions } from './metrics.ts';
@@ -337,6 +338,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // Before Yoga's masking, which runs after every plugin given here.
       committedWritesPlugin(),
       finishSessionPlugin,
+      inContextPlugin,
       // An upstream given by the caller is the caller's to close.
       ...(options.upstream ? [] : [{ onDispose: () => upstream.close() }]),
       // After every plugin that adds a validation rule, where Yoga's own cache would be.

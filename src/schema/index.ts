@@ -3,7 +3,9 @@
  * module only imports them, builds the schema once and makes it a Federation v2 subgraph with
  * the entities the resource descriptions declare (`entity: true`, src/schema/resource.ts).
  */
+import { specifiedDirectives } from 'graphql';
 import { builder } from './builder.ts';
+import { inContextDirective } from './in-context.ts';
 import './scalars.ts';
 import './connection.ts';
 import './cart.ts';
@@ -33,4 +35,7 @@ import './integration-logs.ts';
 import './catalog/cart-product-items.ts';
 import './catalog/storefront.ts';
 
-export const schema = federate(builder.toSchema(), describedEntities());
+export const schema = federate(
+  builder.toSchema({ directives: [...specifiedDirectives, inContextDirective] }),
+  describedEntities(),
+);

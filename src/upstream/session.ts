@@ -92,6 +92,16 @@ export interface GatewayContext {
   finish(): void;
   /** The caller's request headers: read them only through `forwardedHeaders(context)`. */
   readonly callerHeaders: RequestLike['headers'];
+  /**
+   * What the operation itself says of the shopper's context (`@inContext`, set before any
+   * resolver runs: src/schema/in-context.ts): headers over the caller's. A holder, so the copies
+   * of the context a GraphQL server makes share it.
+   */
+  readonly operation: {
+    headers?: Readonly<Record<string, string>> | undefined;
+    /** The operation's language for money's `formatted` (src/schema/money.ts), once read. */
+    locale?: string | null;
+  };
   /** The allow-list of caller headers forwarded upstream (lowercase names). */
   readonly forwardHeaderNames: readonly string[];
 }
@@ -104,7 +114,18 @@ export interface GatewayContext {
 export function forwardedHeaders(
   context: GatewayContext,
 ): Readonly<Record<string, string>> | undefined {
-  return readForwardedHeaders(context.callerHeaders, context.forwardHeaderNames);
+  return withOperationContext(
+    readForwardedHeaders(context.callerHeaders, context.forwardHeaderNames),
+    context.operation.headers,
+  );
+}
+
+/** The caller's forwarded headers with the operation's own context laid over them. */
+function withOperationContext(
+  caller: Readonly<Record<string, string>> | undefined,
+  operation: Readonly<Record<string, string>> | undefined,
+): Readonly<Record<string, string>> | undefined {
+  return operation === undefined ? caller : { ...caller, ...operation };
 }
 
 export interface ContextFactoryOptions {
@@ -229,7 +250,10 @@ export function createContextFactory(options: ContextFactoryOptions) {
       if (!auth.ok) throw new UnauthenticatedError(auth.reason);
       client ??= createUpstreamClient({
         // Read once, with the client: a request that never calls upstream never reads them.
-        headers: readForwardedHeaders(request.headers, forwardNames),
+        headers: withOperationContext(
+          readForwardedHeaders(request.headers, forwardNames),
+          operation.headers,
+        ),
         transport: options.transport,
         authorization: auth.authorization,
         requestId,
@@ -256,6 +280,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
       return call;
     };
 
+    const operation: GatewayContext['operation'] = {};
     const getCache = new Map<string, Promise<UpstreamResponse>>();
     const byIdLoaders = new Map<string, DataLoader<string, JsonObject | null>>();
     const batchLoaders = new Map<string, DataLoader<unknown, unknown>>();
@@ -286,6 +311,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
       get,
       callerHeaders: request.headers,
       forwardHeaderNames: forwardNames,
+      operation,
       async write(writeRequest) {
         const response = await track(upstream().request(writeRequest));
         getCache.clear();

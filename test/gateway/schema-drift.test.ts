@@ -162,7 +162,12 @@ describe('schema.graphql', () => {
     });
     // Amounts stay 32-bit Int: every price, discount and total is bounded to fit (issue 20 #6);
     // an order's money is nullable so one order that cannot be shown does not fail a page.
-    expect(fields('Money')).toEqual({ amount: 'Int!', currency: 'String!', formatted: 'String!' });
+    expect(fields('Money')).toEqual({
+      amount: 'Int!',
+      currency: 'String!',
+      decimal: 'String!',
+      formatted: 'String!',
+    });
     expect(fields('Order')).toMatchObject({
       total: 'Money',
       totals: 'CartTotals',

@@ -22,6 +22,8 @@ export interface UpstreamRequestRecord {
   method: string;
   url: string;
   authorization: string | undefined;
+  /** The shopper's context as the service received it (headers it resolves catalogs from). */
+  context: Record<string, string | undefined>;
 }
 
 export interface StartStackOptions {
@@ -97,6 +99,12 @@ export async function startStack(options: StartStackOptions = {}): Promise<Stack
       method: req.method ?? '',
       url: req.url ?? '',
       authorization: req.headers.authorization,
+      context: {
+        currency: req.headers['x-moltin-currency'] as string | undefined,
+        language: req.headers['accept-language'] as string | undefined,
+        channel: req.headers['ep-channel'] as string | undefined,
+        tag: req.headers['ep-context-tag'] as string | undefined,
+      },
     });
   });
   await service.listen({ port: 0, host: '127.0.0.1' });
