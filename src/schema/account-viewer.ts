@@ -12,8 +12,10 @@ import { Accounts } from './account.ts';
 import { AccountMembers, AccountMemberships } from './account-member.ts';
 import { builder } from './builder.ts';
 import { signInRefused, ViewerRef } from './customer.ts';
+import { idInput, idKind, judgeId } from './kit/ids.ts';
+import { defineMutation, definePayload } from './kit/mutation.ts';
 import type { ShapeOfResource } from './resource.ts';
-import { judgeNonEmpty, judgeUuid, readString, unusable } from './rows.ts';
+import { judgeNonEmpty, readString, unusable } from './rows.ts';
 
 builder.objectFields(ViewerRef, (t) => ({
   accountMember: t.field({
@@ -54,10 +56,7 @@ const CreateAccountMemberTokenInput = builder.inputType('CreateAccountMemberToke
     'An account member’s credentials in a password profile of the account-authentication ' +
     'realm. The password is never logged nor echoed.',
   fields: (t) => ({
-    passwordProfileId: t.id({
-      required: true,
-      description: 'The password profile (upstream id) the username and password belong to.',
-    }),
+    passwordProfileId: idInput(t, idKind('PasswordProfile', false), 'The password profile'),
     username: t.string({ required: true, description: 'The member’s username (often an email).' }),
     password: t.string({ required: true, description: 'The member’s password.' }),
   }),
@@ -85,23 +84,22 @@ const AccountMemberTokenRef = builder.objectRef<AccountTokenShape>('AccountMembe
   }),
 });
 
-const CreateAccountMemberTokenPayload = builder
-  .objectRef<{ accountMemberId: string; tokens: AccountTokenShape[] }>(
-    'CreateAccountMemberTokenPayload',
-  )
-  .implement({
-    description: 'The signed-in member and one token per account they buy for.',
-    fields: (t) => ({
-      accountMemberId: t.exposeID('accountMemberId', {
-        description: 'The account member (upstream id).',
-      }),
-      tokens: t.field({
-        type: [AccountMemberTokenRef],
-        description: 'One token per account the member buys for (none when they buy for none).',
-        resolve: (payload) => payload.tokens,
-      }),
+const CreateAccountMemberTokenPayload = definePayload<{
+  accountMemberId: string;
+  tokens: AccountTokenShape[];
+}>('CreateAccountMemberTokenPayload', {
+  description: 'The signed-in member and one token per account they buy for.',
+  fields: (t) => ({
+    accountMemberId: t.exposeID('accountMemberId', {
+      description: 'The account member (upstream id).',
     }),
-  });
+    tokens: t.field({
+      type: [AccountMemberTokenRef],
+      description: 'One token per account the member buys for (none when they buy for none).',
+      resolve: (payload) => payload.tokens,
+    }),
+  }),
+});
 
 const unusableToken = (what: string) => unusable(`account_management_authentication_token.${what}`);
 
@@ -125,59 +123,55 @@ function judgeSecret(value: string, field: string): string {
   return value;
 }
 
-builder.mutationField('createAccountMemberToken', (t) =>
-  t.field({
-    type: CreateAccountMemberTokenPayload,
-    description:
-      'Signs an account member in by password (POST /v2/account-members/tokens); works with an ' +
-      'implicit token. A wrong username, password or password profile is INVALID_CREDENTIALS, ' +
-      'without saying which; a refused bearer token stays UNAUTHENTICATED.',
-    args: {
-      input: t.arg({
-        type: CreateAccountMemberTokenInput,
-        required: true,
-        description: 'The credentials.',
-      }),
-    },
-    resolve: async (_root, { input }, context) => {
-      const profile = judgeUuid(String(input.passwordProfileId), 'input.passwordProfileId');
-      const username = judgeNonEmpty(input.username, 'input.username');
-      const password = judgeSecret(input.password, 'input.password');
-      const response = await context
-        .write({
-          method: 'POST',
-          segments: ['account-members', 'tokens'],
-          body: {
-            data: {
-              type: 'account_management_authentication_token',
-              authentication_mechanism: 'password',
-              password_profile_id: profile,
-              username,
-              password,
-            },
+defineMutation('createAccountMemberToken', {
+  description:
+    'Signs an account member in by password (POST /v2/account-members/tokens); works with an ' +
+    'implicit token. A wrong username, password or password profile is INVALID_CREDENTIALS, ' +
+    'without saying which; a refused bearer token stays UNAUTHENTICATED.',
+  input: CreateAccountMemberTokenInput,
+  payload: CreateAccountMemberTokenPayload,
+  resolve: async (input, context) => {
+    const profile = judgeId(
+      input.passwordProfileId,
+      'input.passwordProfileId',
+      idKind('PasswordProfile', false),
+    );
+    const username = judgeNonEmpty(input.username, 'input.username');
+    const password = judgeSecret(input.password, 'input.password');
+    const response = await context
+      .write({
+        method: 'POST',
+        segments: ['account-members', 'tokens'],
+        body: {
+          data: {
+            type: 'account_management_authentication_token',
+            authentication_mechanism: 'password',
+            password_profile_id: profile,
+            username,
+            password,
           },
-        })
-        .catch(signInRefused('username'));
-      // Token rows carry no id: read the body as the token answer it is.
-      const body = isJsonObject(response.body) ? response.body : {};
-      const meta = isJsonObject(body.meta) ? body.meta : {};
-      if (!Array.isArray(body.data)) throw unusableToken('data');
-      return {
-        accountMemberId: readString(meta, 'account_member_id', 'account_management_token.meta'),
-        tokens: body.data.map((row) => {
-          if (!isJsonObject(row)) throw unusableToken('data[]');
-          const type = 'account_management_authentication_token';
-          return {
-            accountId: readString(row, 'account_id', type),
-            accountName: readString(row, 'account_name', type),
-            token: readString(row, 'token', type),
-            expiresAt: expiresOf(row),
-          };
-        }),
-      };
-    },
-  }),
-);
+        },
+      })
+      .catch(signInRefused('username'));
+    // Token rows carry no id: read the body as the token answer it is.
+    const body = isJsonObject(response.body) ? response.body : {};
+    const meta = isJsonObject(body.meta) ? body.meta : {};
+    if (!Array.isArray(body.data)) throw unusableToken('data');
+    return {
+      accountMemberId: readString(meta, 'account_member_id', 'account_management_token.meta'),
+      tokens: body.data.map((row) => {
+        if (!isJsonObject(row)) throw unusableToken('data[]');
+        const type = 'account_management_authentication_token';
+        return {
+          accountId: readString(row, 'account_id', type),
+          accountName: readString(row, 'account_name', type),
+          token: readString(row, 'token', type),
+          expiresAt: expiresOf(row),
+        };
+      }),
+    };
+  },
+});
 
 // ---- the merchandiser's membership writes ----------------------------------------------------
 
@@ -186,22 +180,22 @@ type MembershipShape = ShapeOfResource<typeof AccountMemberships>;
 const MembershipInput = builder.inputType('CreateAccountMembershipInput', {
   description: 'An account member to add to an account.',
   fields: (t) => ({
-    accountId: t.id({ required: true, description: 'The account (upstream id).' }),
-    accountMemberId: t.id({ required: true, description: 'The member (upstream id).' }),
+    accountId: idInput(t, idKind('Account'), 'The account'),
+    accountMemberId: idInput(t, idKind('AccountMember'), 'The account member'),
   }),
 });
 
 const DeleteMembershipInput = builder.inputType('DeleteAccountMembershipInput', {
   description: 'A membership to end.',
   fields: (t) => ({
-    accountId: t.id({ required: true, description: 'The account (upstream id).' }),
-    membershipId: t.id({ required: true, description: 'The membership (upstream id).' }),
+    accountId: idInput(t, idKind('Account'), 'The account'),
+    membershipId: idInput(t, idKind('AccountMembership'), 'The membership'),
   }),
 });
 
-const MembershipPayload = builder
-  .objectRef<{ membership: () => MembershipShape }>('CreateAccountMembershipPayload')
-  .implement({
+const MembershipPayload = definePayload<{ membership: () => MembershipShape }>(
+  'CreateAccountMembershipPayload',
+  {
     description: 'The membership that was created.',
     fields: (t) => ({
       membership: t.field({
@@ -213,55 +207,60 @@ const MembershipPayload = builder
         resolve: (result) => result.membership(),
       }),
     }),
-  });
+  },
+);
 
-const DeleteMembershipPayload = builder
-  .objectRef<{ deletedMembershipId: string }>('DeleteAccountMembershipPayload')
-  .implement({
+const DeleteMembershipPayload = definePayload<{ deletedId: string }>(
+  'DeleteAccountMembershipPayload',
+  {
     description: 'The id of the membership that was ended.',
     fields: (t) => ({
-      deletedMembershipId: t.exposeID('deletedMembershipId', {
+      deletedId: t.exposeID('deletedId', {
         description: 'Upstream id of the membership.',
       }),
     }),
-  });
+  },
+);
 
-builder.mutationFields((t) => ({
-  createAccountMembership: t.field({
-    type: MembershipPayload,
-    description:
-      'Lets an account member buy for an account (POST /v2/accounts/{id}/account-memberships); ' +
-      'a member already in the account is CONFLICT.',
-    args: {
-      input: t.arg({ type: MembershipInput, required: true, description: 'Who and where.' }),
-    },
-    resolve: async (_root, { input }, context) => {
-      const accountId = judgeUuid(String(input.accountId), 'input.accountId');
-      const memberId = judgeUuid(String(input.accountMemberId), 'input.accountMemberId');
-      const response = await context.write({
-        method: 'POST',
-        segments: ['accounts', accountId, 'account-memberships'],
-        body: { data: { type: 'account_membership', account_member_id: memberId } },
-      });
-      return {
-        membership: () => AccountMemberships.read(expectResource(response), { accountId }),
-      };
-    },
-  }),
-  deleteAccountMembership: t.field({
-    type: DeleteMembershipPayload,
-    description: 'Ends a membership (DELETE /v2/accounts/{id}/account-memberships/{id}).',
-    args: {
-      input: t.arg({ type: DeleteMembershipInput, required: true, description: 'Which one.' }),
-    },
-    resolve: async (_root, { input }, context) => {
-      const accountId = judgeUuid(String(input.accountId), 'input.accountId');
-      const membershipId = judgeUuid(String(input.membershipId), 'input.membershipId');
-      await context.write({
-        method: 'DELETE',
-        segments: ['accounts', accountId, 'account-memberships', membershipId],
-      });
-      return { deletedMembershipId: membershipId };
-    },
-  }),
-}));
+defineMutation('createAccountMembership', {
+  description:
+    'Lets an account member buy for an account (POST /v2/accounts/{id}/account-memberships); ' +
+    'a member already in the account is CONFLICT.',
+  input: MembershipInput,
+  payload: MembershipPayload,
+  resolve: async (input, context) => {
+    const accountId = judgeId(input.accountId, 'input.accountId', idKind('Account'));
+    const memberId = judgeId(
+      input.accountMemberId,
+      'input.accountMemberId',
+      idKind('AccountMember'),
+    );
+    const response = await context.write({
+      method: 'POST',
+      segments: ['accounts', accountId, 'account-memberships'],
+      body: { data: { type: 'account_membership', account_member_id: memberId } },
+    });
+    return {
+      membership: () => AccountMemberships.read(expectResource(response), { accountId }),
+    };
+  },
+});
+
+defineMutation('deleteAccountMembership', {
+  description: 'Ends a membership (DELETE /v2/accounts/{id}/account-memberships/{id}).',
+  input: DeleteMembershipInput,
+  payload: DeleteMembershipPayload,
+  resolve: async (input, context) => {
+    const accountId = judgeId(input.accountId, 'input.accountId', idKind('Account'));
+    const membershipId = judgeId(
+      input.membershipId,
+      'input.membershipId',
+      idKind('AccountMembership'),
+    );
+    await context.write({
+      method: 'DELETE',
+      segments: ['accounts', accountId, 'account-memberships', membershipId],
+    });
+    return { deletedId: membershipId };
+  },
+});

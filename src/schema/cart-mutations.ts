@@ -10,8 +10,10 @@ import { BadUserInputError } from '../upstream/errors.ts';
 import { builder } from './builder.ts';
 import { CartRef, type CartShape, toCart } from './cart.ts';
 import { cartChangePayload, cartIdField, cartItemIdField, writeItems } from './cart-write.ts';
+import { idKind, judgeId } from './kit/ids.ts';
+import { defineMutation, definePayload } from './kit/mutation.ts';
 import { judgeLineTotal } from './money.ts';
-import { judgeCartId, judgeNonEmpty, judgeUuid } from './rows.ts';
+import { judgeNonEmpty } from './rows.ts';
 
 /** Largest quantity of one line the gateway passes on (the embedded service's bound too). */
 export const MAX_QUANTITY = 1_000_000;
@@ -53,53 +55,49 @@ const CreateCartInput = builder.inputType('CreateCartInput', {
   }),
 });
 
-const CreateCartPayload = builder
-  .objectRef<{ cart: () => CartShape }>('CreateCartPayload')
-  .implement({
-    description: 'The cart that was created.',
-    fields: (t) => ({
-      cart: t.field({
-        type: CartRef,
-        nullable: true,
-        description:
-          'The new cart (empty, totals zero); null, with a WRITE_COMMITTED error, when it was ' +
-          'created but the answer was unusable.',
-        resolve: (payload) => payload.cart(),
-      }),
+const CreateCartPayload = definePayload<{ cart: () => CartShape }>('CreateCartPayload', {
+  description: 'The cart that was created.',
+  fields: (t) => ({
+    cart: t.field({
+      type: CartRef,
+      nullable: true,
+      description:
+        'The new cart (empty, totals zero); null, with a WRITE_COMMITTED error, when it was ' +
+        'created but the answer was unusable.',
+      resolve: (payload) => payload.cart(),
     }),
-  });
-
-builder.mutationField('createCart', (t) =>
-  t.field({
-    type: CreateCartPayload,
-    description: 'Creates a cart (POST /v2/carts).',
-    args: { input: t.arg({ type: CreateCartInput, required: true, description: 'The cart.' }) },
-    resolve: async (_root, { input }, context) => {
-      const currency = input.currency ?? undefined;
-      if (currency !== undefined && !CURRENCY.test(currency)) {
-        throw new BadUserInputError('input.currency must be a 3-letter ISO 4217 code', {
-          field: 'input.currency',
-        });
-      }
-      const data: JsonObject = {
-        type: 'cart',
-        name: judgeNonEmpty(input.name, 'input.name'),
-      };
-      const description = judgeOptional(input.description, 'input.description');
-      if (description !== undefined) data.description = description;
-      if (input.customDiscountsEnabled !== null && input.customDiscountsEnabled !== undefined) {
-        data.discount_settings = { custom_discounts_enabled: input.customDiscountsEnabled };
-      }
-      const response = await context.write({
-        method: 'POST',
-        segments: ['carts'],
-        body: { data },
-        ...(currency ? { headers: { 'x-moltin-currency': currency.toUpperCase() } } : {}),
-      });
-      return { cart: () => toCart(expectResource(response), new Map()) };
-    },
   }),
-);
+});
+
+defineMutation('createCart', {
+  description: 'Creates a cart (POST /v2/carts).',
+  input: CreateCartInput,
+  payload: CreateCartPayload,
+  resolve: async (input, context) => {
+    const currency = input.currency ?? undefined;
+    if (currency !== undefined && !CURRENCY.test(currency)) {
+      throw new BadUserInputError('input.currency must be a 3-letter ISO 4217 code', {
+        field: 'input.currency',
+      });
+    }
+    const data: JsonObject = {
+      type: 'cart',
+      name: judgeNonEmpty(input.name, 'input.name'),
+    };
+    const description = judgeOptional(input.description, 'input.description');
+    if (description !== undefined) data.description = description;
+    if (input.customDiscountsEnabled !== null && input.customDiscountsEnabled !== undefined) {
+      data.discount_settings = { custom_discounts_enabled: input.customDiscountsEnabled };
+    }
+    const response = await context.write({
+      method: 'POST',
+      segments: ['carts'],
+      body: { data },
+      ...(currency ? { headers: { 'x-moltin-currency': currency.toUpperCase() } } : {}),
+    });
+    return { cart: () => toCart(expectResource(response), new Map()) };
+  },
+});
 
 // items ---------------------------------------------------------------------------------------
 
@@ -134,42 +132,38 @@ const AddCartCustomItemPayload = cartChangePayload(
   'The cart with the new item.',
 );
 
-builder.mutationField('addCartCustomItem', (t) =>
-  t.field({
-    type: AddCartCustomItemPayload,
-    description: 'Adds a custom item to a cart (POST /v2/carts/{cartID}/items).',
-    args: {
-      input: t.arg({ type: AddCartCustomItemInput, required: true, description: 'The item.' }),
-    },
-    resolve: (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      if (input.price.amount < 0) {
-        throw new BadUserInputError('input.price.amount must not be negative', {
-          field: 'input.price.amount',
-        });
-      }
-      const quantity = judgeQuantity(input.quantity, 'input.quantity', 1);
-      judgeLineTotal(input.price.amount, quantity, {
-        unitAmount: 'input.price.amount',
-        quantity: 'input.quantity',
+defineMutation('addCartCustomItem', {
+  description: 'Adds a custom item to a cart (POST /v2/carts/{cartID}/items).',
+  input: AddCartCustomItemInput,
+  payload: AddCartCustomItemPayload,
+  resolve: (input, context) => {
+    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
+    if (input.price.amount < 0) {
+      throw new BadUserInputError('input.price.amount must not be negative', {
+        field: 'input.price.amount',
       });
-      const data: JsonObject = {
-        type: 'custom_item',
-        name: judgeNonEmpty(input.name, 'input.name'),
-        sku: judgeNonEmpty(input.sku, 'input.sku'),
-        quantity,
-        price: { amount: input.price.amount, includes_tax: input.price.includesTax ?? true },
-      };
-      const description = judgeOptional(input.description, 'input.description');
-      if (description !== undefined) data.description = description;
-      return writeItems(context, cartId, {
-        method: 'POST',
-        segments: ['carts', cartId, 'items'],
-        body: { data },
-      });
-    },
-  }),
-);
+    }
+    const quantity = judgeQuantity(input.quantity, 'input.quantity', 1);
+    judgeLineTotal(input.price.amount, quantity, {
+      unitAmount: 'input.price.amount',
+      quantity: 'input.quantity',
+    });
+    const data: JsonObject = {
+      type: 'custom_item',
+      name: judgeNonEmpty(input.name, 'input.name'),
+      sku: judgeNonEmpty(input.sku, 'input.sku'),
+      quantity,
+      price: { amount: input.price.amount, includes_tax: input.price.includesTax ?? true },
+    };
+    const description = judgeOptional(input.description, 'input.description');
+    if (description !== undefined) data.description = description;
+    return writeItems(context, cartId, {
+      method: 'POST',
+      segments: ['carts', cartId, 'items'],
+      body: { data },
+    });
+  },
+});
 
 const UpdateCartItemInput = builder.inputType('UpdateCartItemInput', {
   description: 'A new quantity for a cart item; 0 removes it.',
@@ -185,25 +179,21 @@ const UpdateCartItemPayload = cartChangePayload(
   'The cart after the change.',
 );
 
-builder.mutationField('updateCartItem', (t) =>
-  t.field({
-    type: UpdateCartItemPayload,
-    description: 'Changes the quantity of a cart item (PUT /v2/carts/{cartID}/items/{itemID}).',
-    args: {
-      input: t.arg({ type: UpdateCartItemInput, required: true, description: 'The change.' }),
-    },
-    resolve: (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      const itemId = judgeUuid(input.cartItemId, 'input.cartItemId');
-      const quantity = judgeQuantity(input.quantity, 'input.quantity', 0);
-      return writeItems(context, cartId, {
-        method: 'PUT',
-        segments: ['carts', cartId, 'items', itemId],
-        body: { data: { type: 'cart_item', quantity } },
-      });
-    },
-  }),
-);
+defineMutation('updateCartItem', {
+  description: 'Changes the quantity of a cart item (PUT /v2/carts/{cartID}/items/{itemID}).',
+  input: UpdateCartItemInput,
+  payload: UpdateCartItemPayload,
+  resolve: (input, context) => {
+    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
+    const itemId = judgeId(input.cartItemId, 'input.cartItemId', idKind('CartItem', false));
+    const quantity = judgeQuantity(input.quantity, 'input.quantity', 0);
+    return writeItems(context, cartId, {
+      method: 'PUT',
+      segments: ['carts', cartId, 'items', itemId],
+      body: { data: { type: 'cart_item', quantity } },
+    });
+  },
+});
 
 const RemoveCartItemInput = builder.inputType('RemoveCartItemInput', {
   description: 'The cart item to remove (its custom discounts go with it).',
@@ -218,23 +208,19 @@ const RemoveCartItemPayload = cartChangePayload(
   'The cart without the item.',
 );
 
-builder.mutationField('removeCartItem', (t) =>
-  t.field({
-    type: RemoveCartItemPayload,
-    description: 'Removes an item from a cart (DELETE /v2/carts/{cartID}/items/{itemID}).',
-    args: {
-      input: t.arg({ type: RemoveCartItemInput, required: true, description: 'The item.' }),
-    },
-    resolve: (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      const itemId = judgeUuid(input.cartItemId, 'input.cartItemId');
-      return writeItems(context, cartId, {
-        method: 'DELETE',
-        segments: ['carts', cartId, 'items', itemId],
-      });
-    },
-  }),
-);
+defineMutation('removeCartItem', {
+  description: 'Removes an item from a cart (DELETE /v2/carts/{cartID}/items/{itemID}).',
+  input: RemoveCartItemInput,
+  payload: RemoveCartItemPayload,
+  resolve: (input, context) => {
+    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
+    const itemId = judgeId(input.cartItemId, 'input.cartItemId', idKind('CartItem', false));
+    return writeItems(context, cartId, {
+      method: 'DELETE',
+      segments: ['carts', cartId, 'items', itemId],
+    });
+  },
+});
 
 // deleteCart ----------------------------------------------------------------------------------
 
@@ -243,24 +229,20 @@ const DeleteCartInput = builder.inputType('DeleteCartInput', {
   fields: cartIdField,
 });
 
-const DeleteCartPayload = builder
-  .objectRef<{ deletedCartId: string }>('DeleteCartPayload')
-  .implement({
-    description: 'The id of the cart that was deleted.',
-    fields: (t) => ({
-      deletedCartId: t.exposeID('deletedCartId', { description: 'Upstream id of the cart.' }),
-    }),
-  });
-
-builder.mutationField('deleteCart', (t) =>
-  t.field({
-    type: DeleteCartPayload,
-    description: 'Deletes a cart (DELETE /v2/carts/{cartID}); its orders stay.',
-    args: { input: t.arg({ type: DeleteCartInput, required: true, description: 'The cart.' }) },
-    resolve: async (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      await context.write({ method: 'DELETE', segments: ['carts', cartId] });
-      return { deletedCartId: cartId };
-    },
+const DeleteCartPayload = definePayload<{ deletedId: string }>('DeleteCartPayload', {
+  description: 'The id of the cart that was deleted.',
+  fields: (t) => ({
+    deletedId: t.exposeID('deletedId', { description: 'Upstream id of the cart.' }),
   }),
-);
+});
+
+defineMutation('deleteCart', {
+  description: 'Deletes a cart (DELETE /v2/carts/{cartID}); its orders stay.',
+  input: DeleteCartInput,
+  payload: DeleteCartPayload,
+  resolve: async (input, context) => {
+    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
+    await context.write({ method: 'DELETE', segments: ['carts', cartId] });
+    return { deletedId: cartId };
+  },
+});

@@ -11,20 +11,22 @@
 import type { FieldMap } from '@pothos/core';
 import type { UpstreamRequest } from '../upstream/client.ts';
 import type { GatewayContext } from '../upstream/session.ts';
-import { builder } from './builder.ts';
+import type { builder } from './builder.ts';
 import { CartRef, type CartShape, fetchCart } from './cart.ts';
 import { toCartItems } from './cart-item.ts';
+import { idInput, idKind } from './kit/ids.ts';
+import { definePayload } from './kit/mutation.ts';
 
 export type InputFieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
 
 /** `cartId`, the first field of every cart write's input. */
 export const cartIdField = (t: InputFieldBuilder) => ({
-  cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+  cartId: idInput(t, idKind('Cart', true, 'cart'), 'The cart'),
 });
 
 /** `cartItemId`, beside `cartId` in the input of a write on one item. */
 export const cartItemIdField = (t: InputFieldBuilder) => ({
-  cartItemId: t.id({ required: true, description: 'Upstream id of the cart item.' }),
+  cartItemId: idInput(t, idKind('CartItem', false), 'The cart item'),
 });
 
 export interface CartChange {
@@ -64,7 +66,7 @@ export function cartChangePayload<Change extends CartChange>(
   description: string,
   fields: (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Change>) => FieldMap = () => ({}),
 ) {
-  return builder.objectRef<Change>(name).implement({
+  return definePayload<Change>(name, {
     description,
     fields: (t) => ({
       ...fields(t),

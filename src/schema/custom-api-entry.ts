@@ -4,15 +4,15 @@
  * loader of the Custom API's entries, so N entries of one Custom API asked for in one operation
  * cost one `filter=in(id,…)` call.
  */
-import { encodeGlobalID } from '@pothos/plugin-relay';
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
+import { idInput, idKind, judgeId } from './kit/ids.ts';
+import { defineMutation, definePayload } from './kit/mutation.ts';
 import { defineResource, field, type ShapeOfResource } from './resource.ts';
 import {
   judgeNonEmpty,
-  judgeUuid,
   optionalIfMatch,
   readObject,
   readOptionalString,
@@ -140,7 +140,7 @@ export const entriesPath = (customApiId: string) => Entries.segments({ customApi
 const CreateInput = builder.inputType('CreateCustomApiEntryInput', {
   description: 'A new entry of a Custom API.',
   fields: (t) => ({
-    customApiId: t.id({ required: true, description: 'Upstream id of the Custom API.' }),
+    customApiId: idInput(t, idKind('CustomApi'), 'The Custom API'),
     type: t.string({
       required: false,
       description: 'The api_type of the Custom API; supplied by the gateway when omitted.',
@@ -154,7 +154,7 @@ const CreateInput = builder.inputType('CreateCustomApiEntryInput', {
 });
 
 const EntryPayload = (name: string, description: string) =>
-  builder.objectRef<{ entry: () => CustomApiEntryShape }>(name).implement({
+  definePayload<{ entry: () => CustomApiEntryShape }>(name, {
     description,
     fields: (t) => ({
       entry: t.field({
@@ -175,8 +175,8 @@ const UpdatePayload = EntryPayload('UpdateCustomApiEntryPayload', 'The updated e
 const UpdateInput = builder.inputType('UpdateCustomApiEntryInput', {
   description: 'A partial update of an entry: attributes not given keep their values.',
   fields: (t) => ({
-    customApiId: t.id({ required: true, description: 'Upstream id of the Custom API.' }),
-    entryId: t.id({ required: true, description: 'Upstream id of the entry.' }),
+    customApiId: idInput(t, idKind('CustomApi'), 'The Custom API'),
+    entryId: idInput(t, idKind('CustomApiEntry'), 'The entry'),
     attributes: t.field({
       type: 'JSONObject',
       required: true,
@@ -192,8 +192,8 @@ const UpdateInput = builder.inputType('UpdateCustomApiEntryInput', {
 const DeleteInput = builder.inputType('DeleteCustomApiEntryInput', {
   description: 'The entry to delete.',
   fields: (t) => ({
-    customApiId: t.id({ required: true, description: 'Upstream id of the Custom API.' }),
-    entryId: t.id({ required: true, description: 'Upstream id of the entry.' }),
+    customApiId: idInput(t, idKind('CustomApi'), 'The Custom API'),
+    entryId: idInput(t, idKind('CustomApiEntry'), 'The entry'),
     ifMatch: t.string({
       required: false,
       description: 'Only delete if the entry still has this etag (PRECONDITION_FAILED if not).',
@@ -201,19 +201,15 @@ const DeleteInput = builder.inputType('DeleteCustomApiEntryInput', {
   }),
 });
 
-const DeletePayload = builder
-  .objectRef<{ customApiId: string; entryId: string }>('DeleteCustomApiEntryPayload')
-  .implement({
+const DeletePayload = definePayload<{ customApiId: string; entryId: string }>(
+  'DeleteCustomApiEntryPayload',
+  {
     description: 'What was deleted.',
     fields: (t) => ({
-      deletedEntryId: t.exposeID('entryId', { description: 'Upstream id of the deleted entry.' }),
-      deletedId: t.id({
-        description: 'Global id the deleted entry had, to evict it from client caches.',
-        resolve: (payload) =>
-          encodeGlobalID('CustomApiEntry', `${payload.customApiId}:${payload.entryId}`),
-      }),
+      deletedId: t.exposeID('entryId', { description: 'Upstream id of the deleted entry.' }),
     }),
-  });
+  },
+);
 
 /** The entry in a write response, with the ETag header taking precedence over meta.etag_id. */
 export function entryFromWrite(
@@ -232,60 +228,60 @@ async function fetchApiType(context: GatewayContext, customApiId: string): Promi
   return readString(api, 'api_type', 'custom_api');
 }
 
-builder.mutationFields((t) => ({
-  createCustomApiEntry: t.field({
-    type: CreatePayload,
-    description: 'Creates an entry of a Custom API (POST …/custom-apis/{id}/entries).',
-    args: { input: t.arg({ type: CreateInput, required: true, description: 'The new entry.' }) },
-    resolve: async (_root, { input }, context) => {
-      const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
-      const attributes = judgeAttributes(input.attributes, 'input.attributes');
-      const type =
-        input.type === null || input.type === undefined
-          ? await fetchApiType(context, customApiId)
-          : judgeNonEmpty(input.type, 'input.type');
-      const response = await context.write({
-        method: 'POST',
-        segments: entriesPath(customApiId),
-        body: { data: { ...attributes, type } },
-      });
-      return { entry: () => entryFromWrite(response, customApiId) };
-    },
-  }),
-  updateCustomApiEntry: t.field({
-    type: UpdatePayload,
-    description: 'Updates some attributes of an entry (PUT), optionally only if unchanged.',
-    args: { input: t.arg({ type: UpdateInput, required: true, description: 'The change.' }) },
-    resolve: async (_root, { input }, context) => {
-      const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
-      const entryId = judgeUuid(input.entryId, 'input.entryId');
-      const attributes = judgeAttributes(input.attributes, 'input.attributes');
-      const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
-      // The production API wants data.type on PUT too; it is the Custom API's api_type.
-      const type = await fetchApiType(context, customApiId);
-      const response = await context.write({
-        method: 'PUT',
-        segments: [...entriesPath(customApiId), entryId],
-        body: { data: { ...attributes, type } },
-        ifMatch,
-      });
-      return { entry: () => entryFromWrite(response, customApiId) };
-    },
-  }),
-  deleteCustomApiEntry: t.field({
-    type: DeletePayload,
-    description: 'Deletes an entry, optionally only if unchanged since it was read.',
-    args: { input: t.arg({ type: DeleteInput, required: true, description: 'The entry.' }) },
-    resolve: async (_root, { input }, context) => {
-      const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
-      const entryId = judgeUuid(input.entryId, 'input.entryId');
-      const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
-      await context.write({
-        method: 'DELETE',
-        segments: [...entriesPath(customApiId), entryId],
-        ifMatch,
-      });
-      return { customApiId, entryId };
-    },
-  }),
-}));
+defineMutation('createCustomApiEntry', {
+  description: 'Creates an entry of a Custom API (POST …/custom-apis/{id}/entries).',
+  input: CreateInput,
+  payload: CreatePayload,
+  resolve: async (input, context) => {
+    const customApiId = judgeId(input.customApiId, 'input.customApiId', idKind('CustomApi'));
+    const attributes = judgeAttributes(input.attributes, 'input.attributes');
+    const type =
+      input.type === null || input.type === undefined
+        ? await fetchApiType(context, customApiId)
+        : judgeNonEmpty(input.type, 'input.type');
+    const response = await context.write({
+      method: 'POST',
+      segments: entriesPath(customApiId),
+      body: { data: { ...attributes, type } },
+    });
+    return { entry: () => entryFromWrite(response, customApiId) };
+  },
+});
+
+defineMutation('updateCustomApiEntry', {
+  description: 'Updates some attributes of an entry (PUT), optionally only if unchanged.',
+  input: UpdateInput,
+  payload: UpdatePayload,
+  resolve: async (input, context) => {
+    const customApiId = judgeId(input.customApiId, 'input.customApiId', idKind('CustomApi'));
+    const entryId = judgeId(input.entryId, 'input.entryId', idKind('CustomApiEntry'));
+    const attributes = judgeAttributes(input.attributes, 'input.attributes');
+    const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
+    // The production API wants data.type on PUT too; it is the Custom API's api_type.
+    const type = await fetchApiType(context, customApiId);
+    const response = await context.write({
+      method: 'PUT',
+      segments: [...entriesPath(customApiId), entryId],
+      body: { data: { ...attributes, type } },
+      ifMatch,
+    });
+    return { entry: () => entryFromWrite(response, customApiId) };
+  },
+});
+
+defineMutation('deleteCustomApiEntry', {
+  description: 'Deletes an entry, optionally only if unchanged since it was read.',
+  input: DeleteInput,
+  payload: DeletePayload,
+  resolve: async (input, context) => {
+    const customApiId = judgeId(input.customApiId, 'input.customApiId', idKind('CustomApi'));
+    const entryId = judgeId(input.entryId, 'input.entryId', idKind('CustomApiEntry'));
+    const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
+    await context.write({
+      method: 'DELETE',
+      segments: [...entriesPath(customApiId), entryId],
+      ifMatch,
+    });
+    return { customApiId, entryId };
+  },
+});

@@ -20,8 +20,10 @@ import {
   type CustomDiscountShape,
   toCustomDiscount,
 } from './custom-discount.ts';
+import { idInput, idKind, judgeId } from './kit/ids.ts';
+import { defineMutation } from './kit/mutation.ts';
 import { judgeDiscountAmount } from './money.ts';
-import { judgeCartId, judgeNonEmpty, judgeUuid } from './rows.ts';
+import { judgeNonEmpty } from './rows.ts';
 
 /** What a discount write names: the cart and, at item level, the item. */
 interface DiscountTarget {
@@ -87,7 +89,10 @@ const ITEM_LEVEL: DiscountLevel = {
   name: 'CartItem',
   targetFields: cartItemIdField,
   // The schema requires cartItemId at this level; were it ever absent, '' is refused as no uuid.
-  below: (input) => ['items', judgeUuid(input.cartItemId ?? '', 'input.cartItemId')],
+  below: (input) => [
+    'items',
+    judgeId(input.cartItemId ?? '', 'input.cartItemId', idKind('CartItem', false)),
+  ],
   add: {
     input:
       'A custom discount for a cart item; every field is required. At most five per item, and ' +
@@ -118,7 +123,7 @@ const targetInputFields = (t: InputFieldBuilder, level: DiscountLevel) => ({
 });
 
 const discountIdField = (t: InputFieldBuilder) => ({
-  customDiscountId: t.id({ required: true, description: 'Upstream id of the discount.' }),
+  customDiscountId: idInput(t, idKind('CustomDiscount', false), 'The custom discount'),
 });
 
 const valueInputFields = (t: InputFieldBuilder) => ({
@@ -137,7 +142,7 @@ const valueInputFields = (t: InputFieldBuilder) => ({
 
 /** The cart id and the path of what is discounted, judged before any call. */
 function judgeTarget(level: DiscountLevel, input: DiscountTarget) {
-  const cartId = judgeCartId(input.cartId, 'input.cartId');
+  const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
   return { cartId, segments: ['carts', cartId, ...level.below(input), 'custom-discounts'] };
 }
 
@@ -161,7 +166,7 @@ interface DiscountChange extends CartChange {
 }
 
 interface DeletedDiscount extends CartChange {
-  deletedCustomDiscountId: string;
+  deletedId: string;
 }
 
 /** An add or an update: the discount it answered is read by the payload, lazily. */
@@ -198,21 +203,19 @@ function defineDiscountMutations(level: DiscountLevel): void {
       fields: (t) => ({ ...targetInputFields(t, level), ...valueInputFields(t) }),
     });
   const AddPayload = discountPayload(`Add${name}CustomDiscountPayload`, level.add.payload);
-  builder.mutationField(`add${name}CustomDiscount`, (t) =>
-    t.field({
-      type: AddPayload,
-      description: level.add.mutation,
-      args: { input: t.arg({ type: AddInput, required: true, description: 'The discount.' }) },
-      resolve: (_root, { input }, context) => {
-        const { cartId, segments } = judgeTarget(level, input);
-        return writeDiscount(context, cartId, {
-          method: 'POST',
-          segments,
-          body: discountBody(input),
-        });
-      },
-    }),
-  );
+  defineMutation(`add${name}CustomDiscount`, {
+    description: level.add.mutation,
+    input: AddInput,
+    payload: AddPayload,
+    resolve: (input, context) => {
+      const { cartId, segments } = judgeTarget(level, input);
+      return writeDiscount(context, cartId, {
+        method: 'POST',
+        segments,
+        body: discountBody(input),
+      });
+    },
+  });
 
   const UpdateInput = builder
     .inputRef<DiscountTarget & { customDiscountId: string } & DiscountValues>(
@@ -227,22 +230,24 @@ function defineDiscountMutations(level: DiscountLevel): void {
       }),
     });
   const UpdatePayload = discountPayload(`Update${name}CustomDiscountPayload`, level.update.payload);
-  builder.mutationField(`update${name}CustomDiscount`, (t) =>
-    t.field({
-      type: UpdatePayload,
-      description: level.update.mutation,
-      args: { input: t.arg({ type: UpdateInput, required: true, description: 'The change.' }) },
-      resolve: (_root, { input }, context) => {
-        const { cartId, segments } = judgeTarget(level, input);
-        const discountId = judgeUuid(input.customDiscountId, 'input.customDiscountId');
-        return writeDiscount(context, cartId, {
-          method: 'PUT',
-          segments: [...segments, discountId],
-          body: discountBody(input),
-        });
-      },
-    }),
-  );
+  defineMutation(`update${name}CustomDiscount`, {
+    description: level.update.mutation,
+    input: UpdateInput,
+    payload: UpdatePayload,
+    resolve: (input, context) => {
+      const { cartId, segments } = judgeTarget(level, input);
+      const discountId = judgeId(
+        input.customDiscountId,
+        'input.customDiscountId',
+        idKind('CustomDiscount', false),
+      );
+      return writeDiscount(context, cartId, {
+        method: 'PUT',
+        segments: [...segments, discountId],
+        body: discountBody(input),
+      });
+    },
+  });
 
   const DeleteInput = builder
     .inputRef<DiscountTarget & { customDiscountId: string }>(`Delete${name}CustomDiscountInput`)
@@ -254,24 +259,26 @@ function defineDiscountMutations(level: DiscountLevel): void {
     `Delete${name}CustomDiscountPayload`,
     level.delete.payload,
     (t) => ({
-      deletedCustomDiscountId: t.exposeID('deletedCustomDiscountId', {
+      deletedId: t.exposeID('deletedId', {
         description: 'Upstream id of the discount that was removed.',
       }),
     }),
   );
-  builder.mutationField(`delete${name}CustomDiscount`, (t) =>
-    t.field({
-      type: DeletePayload,
-      description: level.delete.mutation,
-      args: { input: t.arg({ type: DeleteInput, required: true, description: 'The discount.' }) },
-      resolve: async (_root, { input }, context) => {
-        const { cartId, segments } = judgeTarget(level, input);
-        const discountId = judgeUuid(input.customDiscountId, 'input.customDiscountId');
-        await context.write({ method: 'DELETE', segments: [...segments, discountId] });
-        return { cartId, deletedCustomDiscountId: discountId };
-      },
-    }),
-  );
+  defineMutation(`delete${name}CustomDiscount`, {
+    description: level.delete.mutation,
+    input: DeleteInput,
+    payload: DeletePayload,
+    resolve: async (input, context) => {
+      const { cartId, segments } = judgeTarget(level, input);
+      const discountId = judgeId(
+        input.customDiscountId,
+        'input.customDiscountId',
+        idKind('CustomDiscount', false),
+      );
+      await context.write({ method: 'DELETE', segments: [...segments, discountId] });
+      return { cartId, deletedId: discountId };
+    },
+  });
 }
 
 defineDiscountMutations(ITEM_LEVEL);

@@ -10,8 +10,10 @@ import { BadUserInputError } from '../upstream/errors.ts';
 import { builder } from './builder.ts';
 import type { InputFieldBuilder } from './cart-write.ts';
 import { Integrations } from './integration.ts';
+import { idInput, idKind, judgeId } from './kit/ids.ts';
+import { defineMutation, definePayload } from './kit/mutation.ts';
 import type { ShapeOfResource } from './resource.ts';
-import { judgeNonEmpty, judgeUuid } from './rows.ts';
+import { judgeNonEmpty } from './rows.ts';
 
 /** The events the embedded service sends (src/commerce-service/integrations/events.ts). */
 export const INTEGRATION_EVENTS = [
@@ -139,7 +141,7 @@ const UpdateInput = builder
   .implement({
     description: 'A change to an integration; fields left out stay as they are (the secret too).',
     fields: (t) => ({
-      integrationId: t.id({ required: true, description: 'Upstream id of the integration.' }),
+      integrationId: idInput(t, idKind('Integration'), 'The integration'),
       ...valueFields(t, false),
     }),
   });
@@ -148,12 +150,12 @@ const DeleteInput = builder
   .implement({
     description: 'The integration to delete, with its jobs and logs.',
     fields: (t) => ({
-      integrationId: t.id({ required: true, description: 'Upstream id of the integration.' }),
+      integrationId: idInput(t, idKind('Integration'), 'The integration'),
     }),
   });
 
 function payload(name: string, description: string) {
-  return builder.objectRef<{ integration: () => IntegrationShape }>(name).implement({
+  return definePayload<{ integration: () => IntegrationShape }>(name, {
     description,
     fields: (t) => ({
       integration: t.field({
@@ -170,53 +172,51 @@ function payload(name: string, description: string) {
 
 const CreatePayload = payload('CreateIntegrationPayload', 'The integration that was created.');
 const UpdatePayload = payload('UpdateIntegrationPayload', 'The integration after the change.');
-const DeletePayload = builder
-  .objectRef<{ deletedIntegrationId: string }>('DeleteIntegrationPayload')
-  .implement({
-    description: 'The id of the integration that was deleted.',
-    fields: (t) => ({
-      deletedIntegrationId: t.exposeID('deletedIntegrationId', {
-        description: 'Upstream id of the integration.',
-      }),
+const DeletePayload = definePayload<{ deletedId: string }>('DeleteIntegrationPayload', {
+  description: 'The id of the integration that was deleted.',
+  fields: (t) => ({
+    deletedId: t.exposeID('deletedId', {
+      description: 'Upstream id of the integration.',
     }),
-  });
+  }),
+});
 
-builder.mutationFields((t) => ({
-  createIntegration: t.field({
-    type: CreatePayload,
-    description: 'Creates a webhook integration (POST /v2/integrations).',
-    args: { input: t.arg({ type: CreateInput, required: true, description: 'The webhook.' }) },
-    resolve: async (_root, { input }, context) => {
-      const response = await context.write({
-        method: 'POST',
-        segments: ['integrations'],
-        body: { data: integrationBody(input, true) },
-      });
-      return { integration: () => Integrations.read(expectResource(response)) };
-    },
-  }),
-  updateIntegration: t.field({
-    type: UpdatePayload,
-    description: 'Changes an integration (PUT /v2/integrations/{id}).',
-    args: { input: t.arg({ type: UpdateInput, required: true, description: 'The change.' }) },
-    resolve: async (_root, { input }, context) => {
-      const id = judgeUuid(input.integrationId, 'input.integrationId');
-      const response = await context.write({
-        method: 'PUT',
-        segments: ['integrations', id],
-        body: { data: integrationBody(input, false) },
-      });
-      return { integration: () => Integrations.read(expectResource(response)) };
-    },
-  }),
-  deleteIntegration: t.field({
-    type: DeletePayload,
-    description: 'Deletes an integration with its jobs and logs (DELETE /v2/integrations/{id}).',
-    args: { input: t.arg({ type: DeleteInput, required: true, description: 'The integration.' }) },
-    resolve: async (_root, { input }, context) => {
-      const id = judgeUuid(input.integrationId, 'input.integrationId');
-      await context.write({ method: 'DELETE', segments: ['integrations', id] });
-      return { deletedIntegrationId: id };
-    },
-  }),
-}));
+defineMutation('createIntegration', {
+  description: 'Creates a webhook integration (POST /v2/integrations).',
+  input: CreateInput,
+  payload: CreatePayload,
+  resolve: async (input, context) => {
+    const response = await context.write({
+      method: 'POST',
+      segments: ['integrations'],
+      body: { data: integrationBody(input, true) },
+    });
+    return { integration: () => Integrations.read(expectResource(response)) };
+  },
+});
+
+defineMutation('updateIntegration', {
+  description: 'Changes an integration (PUT /v2/integrations/{id}).',
+  input: UpdateInput,
+  payload: UpdatePayload,
+  resolve: async (input, context) => {
+    const id = judgeId(input.integrationId, 'input.integrationId', idKind('Integration'));
+    const response = await context.write({
+      method: 'PUT',
+      segments: ['integrations', id],
+      body: { data: integrationBody(input, false) },
+    });
+    return { integration: () => Integrations.read(expectResource(response)) };
+  },
+});
+
+defineMutation('deleteIntegration', {
+  description: 'Deletes an integration with its jobs and logs (DELETE /v2/integrations/{id}).',
+  input: DeleteInput,
+  payload: DeletePayload,
+  resolve: async (input, context) => {
+    const id = judgeId(input.integrationId, 'input.integrationId', idKind('Integration'));
+    await context.write({ method: 'DELETE', segments: ['integrations', id] });
+    return { deletedId: id };
+  },
+});

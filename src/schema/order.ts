@@ -5,12 +5,12 @@ import { BadUserInputError } from '../upstream/errors.ts';
 import { ACCOUNT_TOKEN_HEADER, CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
+import { idInput, idKind, judgeId, optionalIdInput } from './kit/ids.ts';
+import { defineMutation, definePayload } from './kit/mutation.ts';
 import { CartTotalsRef, type CartTotalsShape, MoneyRef, toTotals } from './money.ts';
 import { defineResource, field, type ShapeOfResource } from './resource.ts';
 import {
-  judgeCartId,
   judgeNonEmpty,
-  judgeUuid,
   readInt,
   readMoney,
   readObject,
@@ -242,13 +242,13 @@ const CheckoutCartInput = builder.inputType('CheckoutCartInput', {
     'account member’s token the order is the account’s (`customer` then names the contact, ' +
     'the member by default).',
   fields: (t) => ({
-    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
+    cartId: idInput(t, idKind('Cart', true, 'cart'), 'The cart'),
     customer: t.field({
       type: CheckoutCustomerInput,
       required: false,
       description: 'A guest customer.',
     }),
-    customerId: t.id({ required: false, description: 'Upstream id of an existing customer.' }),
+    customerId: optionalIdInput(t, idKind('Customer'), 'An existing customer'),
     billingAddress: t.field({
       type: AddressInput,
       required: true,
@@ -262,81 +262,75 @@ const CheckoutCartInput = builder.inputType('CheckoutCartInput', {
   }),
 });
 
-const CheckoutCartPayload = builder
-  .objectRef<{ order: () => OrderShape }>('CheckoutCartPayload')
-  .implement({
-    description: 'The order the cart became.',
-    fields: (t) => ({
-      order: t.field({
-        type: Orders.ref,
-        nullable: true,
-        description:
-          'The new order, with its totals (every discount applied) and items. Null, with a ' +
-          'WRITE_COMMITTED error, when the order was placed but its answer could not be read: ' +
-          'do not check out again.',
-        resolve: (payload) => payload.order(),
-      }),
+const CheckoutCartPayload = definePayload<{ order: () => OrderShape }>('CheckoutCartPayload', {
+  description: 'The order the cart became.',
+  fields: (t) => ({
+    order: t.field({
+      type: Orders.ref,
+      nullable: true,
+      description:
+        'The new order, with its totals (every discount applied) and items. Null, with a ' +
+        'WRITE_COMMITTED error, when the order was placed but its answer could not be read: ' +
+        'do not check out again.',
+      resolve: (payload) => payload.order(),
     }),
-  });
+  }),
+});
 
-builder.mutationField('checkoutCart', (t) =>
-  t.field({
-    type: CheckoutCartPayload,
-    description: 'Checks a cart out (POST /v2/carts/{cartID}/checkout); the cart is kept.',
-    args: {
-      input: t.arg({ type: CheckoutCartInput, required: true, description: 'The checkout.' }),
-    },
-    resolve: async (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      let customer: Record<string, string> | undefined;
-      if (input.customer && input.customerId !== null && input.customerId !== undefined) {
-        throw new BadUserInputError('Give input.customer or input.customerId, not both', {
-          field: 'input.customerId',
+defineMutation('checkoutCart', {
+  description: 'Checks a cart out (POST /v2/carts/{cartID}/checkout); the cart is kept.',
+  input: CheckoutCartInput,
+  payload: CheckoutCartPayload,
+  resolve: async (input, context) => {
+    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
+    let customer: Record<string, string> | undefined;
+    if (input.customer && input.customerId !== null && input.customerId !== undefined) {
+      throw new BadUserInputError('Give input.customer or input.customerId, not both', {
+        field: 'input.customerId',
+      });
+    }
+    if (input.customer) {
+      const email = judgeNonEmpty(input.customer.email, 'input.customer.email');
+      if (!EMAIL.test(email)) {
+        throw new BadUserInputError('input.customer.email is not an email address', {
+          field: 'input.customer.email',
         });
       }
-      if (input.customer) {
-        const email = judgeNonEmpty(input.customer.email, 'input.customer.email');
-        if (!EMAIL.test(email)) {
-          throw new BadUserInputError('input.customer.email is not an email address', {
-            field: 'input.customer.email',
-          });
-        }
-        customer = { email, name: judgeNonEmpty(input.customer.name, 'input.customer.name') };
-      } else if (input.customerId !== null && input.customerId !== undefined) {
-        customer = { id: judgeUuid(input.customerId, 'input.customerId') };
-      } else {
-        const signedIn = forwardedHeaders(context);
-        if (
-          signedIn?.[CUSTOMER_TOKEN_HEADER] === undefined &&
-          signedIn?.[ACCOUNT_TOKEN_HEADER] === undefined
-        ) {
-          throw new BadUserInputError(
-            'input.customer or input.customerId is required (or sign in: X-Moltin-Customer-Token, ' +
-              'or an account member’s EP-Account-Management-Authentication-Token)',
-            { field: 'input.customer' },
-          );
-        }
+      customer = { email, name: judgeNonEmpty(input.customer.name, 'input.customer.name') };
+    } else if (input.customerId !== null && input.customerId !== undefined) {
+      customer = { id: judgeId(input.customerId, 'input.customerId', idKind('Customer')) };
+    } else {
+      const signedIn = forwardedHeaders(context);
+      if (
+        signedIn?.[CUSTOMER_TOKEN_HEADER] === undefined &&
+        signedIn?.[ACCOUNT_TOKEN_HEADER] === undefined
+      ) {
+        throw new BadUserInputError(
+          'input.customer or input.customerId is required (or sign in: X-Moltin-Customer-Token, ' +
+            'or an account member’s EP-Account-Management-Authentication-Token)',
+          { field: 'input.customer' },
+        );
       }
-      const data: JsonObject = {
-        billing_address: judgeAddress(input.billingAddress, 'input.billingAddress'),
-      };
-      if (customer) data.customer = customer;
-      if (input.shippingAddress) {
-        data.shipping_address = judgeAddress(input.shippingAddress, 'input.shippingAddress');
-      }
-      const response = await context.write({
-        method: 'POST',
-        segments: ['carts', cartId, 'checkout'],
-        body: { data },
-      });
-      // Read in the payload's field: once the order is placed, nothing may fail the mutation.
-      return {
-        order: () => {
-          const items = includedOrderItems(response.body);
-          const order = Orders.read(expectResource(response));
-          return items === undefined ? order : { ...order, items };
-        },
-      };
-    },
-  }),
-);
+    }
+    const data: JsonObject = {
+      billing_address: judgeAddress(input.billingAddress, 'input.billingAddress'),
+    };
+    if (customer) data.customer = customer;
+    if (input.shippingAddress) {
+      data.shipping_address = judgeAddress(input.shippingAddress, 'input.shippingAddress');
+    }
+    const response = await context.write({
+      method: 'POST',
+      segments: ['carts', cartId, 'checkout'],
+      body: { data },
+    });
+    // Read in the payload's field: once the order is placed, nothing may fail the mutation.
+    return {
+      order: () => {
+        const items = includedOrderItems(response.body);
+        const order = Orders.read(expectResource(response));
+        return items === undefined ? order : { ...order, items };
+      },
+    };
+  },
+});

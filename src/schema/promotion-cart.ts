@@ -10,9 +10,10 @@
 import { builder } from './builder.ts';
 import { CartRef } from './cart.ts';
 import { cartChangePayload, cartIdField, writeItems } from './cart-write.ts';
+import { idKind, judgeId } from './kit/ids.ts';
+import { defineMutation } from './kit/mutation.ts';
 import { PromotionDiscountRef } from './promotion-discount.ts';
 import { judgeCode } from './promotion-input.ts';
-import { judgeCartId } from './rows.ts';
 
 builder.objectFields(CartRef, (t) => ({
   promotionDiscounts: t.field({
@@ -53,18 +54,16 @@ function defineCodeWrite(write: {
     }),
   });
   const Payload = cartChangePayload(`${write.typeName}Payload`, write.payload);
-  builder.mutationField(write.name, (t) =>
-    t.field({
-      type: Payload,
-      description: write.description,
-      args: { input: t.arg({ type: Input, required: true, description: 'The cart and code.' }) },
-      resolve: (_root, { input }, context) => {
-        const cartId = judgeCartId(input.cartId, 'input.cartId');
-        const code = judgeCode(input.code, 'input.code');
-        return writeItems(context, cartId, write.request(cartId, code));
-      },
-    }),
-  );
+  defineMutation(write.name, {
+    description: write.description,
+    input: Input,
+    payload: Payload,
+    resolve: (input, context) => {
+      const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
+      const code = judgeCode(input.code, 'input.code');
+      return writeItems(context, cartId, write.request(cartId, code));
+    },
+  });
 }
 
 defineCodeWrite({

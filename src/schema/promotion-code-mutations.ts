@@ -7,9 +7,10 @@
 import type { JsonObject } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
 import { builder } from './builder.ts';
+import { idInput, idKind, judgeId } from './kit/ids.ts';
+import { defineMutation, definePayload } from './kit/mutation.ts';
 import type { RulePromotions, StandardPromotions } from './promotion.ts';
 import { judgeCode, judgeCount, MAX_CODES } from './promotion-input.ts';
-import { judgeUuid } from './rows.ts';
 
 type Engine = typeof StandardPromotions | typeof RulePromotions;
 
@@ -35,7 +36,7 @@ export function defineCodeWrites(name: string, segment: string, engine: Engine):
     .implement({
       description: `Codes to add (1 to ${MAX_CODES}; unique per promotion in any case).`,
       fields: (t) => ({
-        promotionId: t.id({ required: true, description: 'Upstream id of the promotion.' }),
+        promotionId: idInput(t, idKind(name), 'The promotion'),
         codes: t.field({ type: [PromotionCodeInput], required: true, description: 'The codes.' }),
       }),
     });
@@ -44,85 +45,77 @@ export function defineCodeWrites(name: string, segment: string, engine: Engine):
     .implement({
       description: 'The code to delete.',
       fields: (t) => ({
-        promotionId: t.id({ required: true, description: 'Upstream id of the promotion.' }),
-        codeId: t.id({ required: true, description: 'Upstream id of the code.' }),
+        promotionId: idInput(t, idKind(name), 'The promotion'),
+        codeId: idInput(t, idKind(`${name}Code`), 'The code'),
       }),
     });
-  const CodesPayload = builder
-    .objectRef<{ codes: () => unknown[] }>(`Add${name}CodesPayload`)
-    .implement({
-      description: 'The codes that were added.',
-      fields: (t) => ({
-        codes: t.field({
-          type: [engine.Codes.ref as never],
-          nullable: true,
-          description: 'The new codes; null, with WRITE_COMMITTED, when the answer was unusable.',
-          resolve: (payload) => payload.codes() as never,
-        }),
+  const CodesPayload = definePayload<{ codes: () => unknown[] }>(`Add${name}CodesPayload`, {
+    description: 'The codes that were added.',
+    fields: (t) => ({
+      codes: t.field({
+        type: [engine.Codes.ref as never],
+        nullable: true,
+        description: 'The new codes; null, with WRITE_COMMITTED, when the answer was unusable.',
+        resolve: (payload) => payload.codes() as never,
       }),
-    });
-  const DeletedPayload = builder
-    .objectRef<{ deletedCodeId: string }>(`Delete${name}CodePayload`)
-    .implement({
-      description: 'The id of the code that was deleted.',
-      fields: (t) => ({
-        deletedCodeId: t.exposeID('deletedCodeId', { description: 'Upstream id of the code.' }),
-      }),
-    });
+    }),
+  });
+  const DeletedPayload = definePayload<{ deletedId: string }>(`Delete${name}CodePayload`, {
+    description: 'The id of the code that was deleted.',
+    fields: (t) => ({
+      deletedId: t.exposeID('deletedId', { description: 'Upstream id of the code.' }),
+    }),
+  });
 
-  builder.mutationField(`add${name}Codes`, (t) =>
-    t.field({
-      type: CodesPayload,
-      description: `Adds codes to a promotion (POST /v2/${segment}/{id}/codes).`,
-      args: { input: t.arg({ type: Add, required: true, description: 'The codes.' }) },
-      resolve: async (_root, { input }, context) => {
-        const promotionId = judgeUuid(input.promotionId, 'input.promotionId');
-        if (input.codes.length === 0 || input.codes.length > MAX_CODES) {
-          throw new BadUserInputError(`input.codes must hold 1 to ${MAX_CODES} codes`, {
-            field: 'input.codes',
-          });
+  defineMutation(`add${name}Codes`, {
+    description: `Adds codes to a promotion (POST /v2/${segment}/{id}/codes).`,
+    input: Add,
+    payload: CodesPayload,
+    resolve: async (input, context) => {
+      const promotionId = judgeId(input.promotionId, 'input.promotionId', idKind(name));
+      if (input.codes.length === 0 || input.codes.length > MAX_CODES) {
+        throw new BadUserInputError(`input.codes must hold 1 to ${MAX_CODES} codes`, {
+          field: 'input.codes',
+        });
+      }
+      const codes = input.codes.map((code, i) => {
+        const at = `input.codes[${i}]`;
+        const row: JsonObject = { code: judgeCode(code.code, `${at}.code`) };
+        if (code.uses != null) row.uses = judgeCount(code.uses, `${at}.uses`);
+        if (code.maxUsesPerShopper != null) {
+          row.max_uses_per_shopper = {
+            max_uses: judgeCount(code.maxUsesPerShopper, `${at}.maxUsesPerShopper`),
+          };
         }
-        const codes = input.codes.map((code, i) => {
-          const at = `input.codes[${i}]`;
-          const row: JsonObject = { code: judgeCode(code.code, `${at}.code`) };
-          if (code.uses != null) row.uses = judgeCount(code.uses, `${at}.uses`);
-          if (code.maxUsesPerShopper != null) {
-            row.max_uses_per_shopper = {
-              max_uses: judgeCount(code.maxUsesPerShopper, `${at}.maxUsesPerShopper`),
-            };
-          }
-          return row;
-        });
-        const response = await context.write({
-          method: 'POST',
-          segments: [segment, promotionId, 'codes'],
-          body: { data: { type: 'promotion_codes', codes } },
-        });
-        const params = { promotionId };
-        return {
-          codes: () => {
-            const body = response.body as { data?: unknown };
-            if (!Array.isArray(body?.data)) return [];
-            return body.data.map((row) => engine.Codes.read(row as JsonObject, params));
-          },
-        };
-      },
-    }),
-  );
-  builder.mutationField(`delete${name}Code`, (t) =>
-    t.field({
-      type: DeletedPayload,
-      description: `Deletes one code (DELETE /v2/${segment}/{id}/codes/{codeId}).`,
-      args: { input: t.arg({ type: Delete, required: true, description: 'The code.' }) },
-      resolve: async (_root, { input }, context) => {
-        const promotionId = judgeUuid(input.promotionId, 'input.promotionId');
-        const codeId = judgeUuid(input.codeId, 'input.codeId');
-        await context.write({
-          method: 'DELETE',
-          segments: [segment, promotionId, 'codes', codeId],
-        });
-        return { deletedCodeId: codeId };
-      },
-    }),
-  );
+        return row;
+      });
+      const response = await context.write({
+        method: 'POST',
+        segments: [segment, promotionId, 'codes'],
+        body: { data: { type: 'promotion_codes', codes } },
+      });
+      const params = { promotionId };
+      return {
+        codes: () => {
+          const body = response.body as { data?: unknown };
+          if (!Array.isArray(body?.data)) return [];
+          return body.data.map((row) => engine.Codes.read(row as JsonObject, params));
+        },
+      };
+    },
+  });
+  defineMutation(`delete${name}Code`, {
+    description: `Deletes one code (DELETE /v2/${segment}/{id}/codes/{codeId}).`,
+    input: Delete,
+    payload: DeletedPayload,
+    resolve: async (input, context) => {
+      const promotionId = judgeId(input.promotionId, 'input.promotionId', idKind(name));
+      const codeId = judgeId(input.codeId, 'input.codeId', idKind(`${name}Code`));
+      await context.write({
+        method: 'DELETE',
+        segments: [segment, promotionId, 'codes', codeId],
+      });
+      return { deletedId: codeId };
+    },
+  });
 }

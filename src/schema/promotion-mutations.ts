@@ -12,6 +12,9 @@ import { expectResource } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
+import { idInput, idKind, judgeId } from './kit/ids.ts';
+import { defineMutation, definePayload } from './kit/mutation.ts';
+import { deletePayload } from './kit/writes.ts';
 import { RulePromotions, StandardPromotions } from './promotion.ts';
 import { defineCodeWrites } from './promotion-code-mutations.ts';
 import {
@@ -25,7 +28,7 @@ import {
   judgeWindow,
   MAX_CURRENCIES,
 } from './promotion-input.ts';
-import { judgeNonEmpty, judgeUuid } from './rows.ts';
+import { judgeNonEmpty } from './rows.ts';
 
 type Engine = typeof StandardPromotions | typeof RulePromotions;
 type Field = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
@@ -289,7 +292,7 @@ async function writePromotion(
 
 function defineEngineWrites<I extends CommonInput>(writes: EngineWrites<I>): void {
   const { engine, name, segment } = writes;
-  const Payload = builder.objectRef<{ promotion: () => unknown }>(`${name}Payload`).implement({
+  const Payload = definePayload<{ promotion: () => unknown }>(`${name}Payload`, {
     description: `The ${engine.Promotions.name} as the write left it.`,
     fields: (t) => ({
       promotion: t.field({
@@ -303,7 +306,7 @@ function defineEngineWrites<I extends CommonInput>(writes: EngineWrites<I>): voi
     }),
   });
   const idField = (t: Field) => ({
-    promotionId: t.id({ required: true, description: 'Upstream id of the promotion.' }),
+    promotionId: idInput(t, idKind(name), 'The promotion'),
   });
   const Create = builder.inputRef<I>(`Create${name}Input`).implement({
     description: `A new ${engine.Promotions.name}.`,
@@ -317,51 +320,55 @@ function defineEngineWrites<I extends CommonInput>(writes: EngineWrites<I>): voi
     description: 'The promotion to disable.',
     fields: idField,
   });
-  const id = (input: { promotionId: string }) => judgeUuid(input.promotionId, 'input.promotionId');
+  const id = (input: { promotionId: string }) =>
+    judgeId(input.promotionId, 'input.promotionId', idKind(name));
 
-  builder.mutationField(`create${name}`, (t) =>
-    t.field({
-      type: Payload,
-      description: `Creates a promotion (POST /v2/${segment}).`,
-      args: { input: t.arg({ type: Create, required: true, description: 'The promotion.' }) },
-      // The input's type is generic here: Pothos cannot infer it, the refs above declare it.
-      resolve: (_root, args, context) =>
-        writePromotion(context, engine, {
-          method: 'POST',
-          segments: [segment],
-          body: { data: writes.body((args as unknown as { input: I }).input) },
-        }),
-    }),
-  );
-  builder.mutationField(`update${name}`, (t) =>
-    t.field({
-      type: Payload,
-      description: `Changes a promotion (PUT /v2/${segment}/{id}).`,
-      args: { input: t.arg({ type: Update, required: true, description: 'The change.' }) },
-      resolve: (_root, args, context) => {
-        const { input } = args as unknown as { input: I & { promotionId: string } };
-        const promotionId = id(input);
-        return writePromotion(context, engine, {
-          method: 'PUT',
-          segments: [segment, promotionId],
-          body: { data: writes.body(input) },
-        });
-      },
-    }),
-  );
-  builder.mutationField(`disable${name}`, (t) =>
-    t.field({
-      type: Payload,
-      description: `Disables a promotion (PUT /v2/${segment}/{id} with enabled false).`,
-      args: { input: t.arg({ type: ById, required: true, description: 'The promotion.' }) },
-      resolve: (_root, { input }, context) =>
-        writePromotion(context, engine, {
-          method: 'PUT',
-          segments: [segment, id(input)],
-          body: { data: { type: writes.type, enabled: false } },
-        }),
-    }),
-  );
+  defineMutation(`create${name}`, {
+    description: `Creates a promotion (POST /v2/${segment}).`,
+    input: Create,
+    payload: Payload,
+    resolve: (input, context) =>
+      writePromotion(context, engine, {
+        method: 'POST',
+        segments: [segment],
+        body: { data: writes.body(input as I) },
+      }),
+  });
+  defineMutation(`update${name}`, {
+    description: `Changes a promotion (PUT /v2/${segment}/{id}).`,
+    input: Update,
+    payload: Payload,
+    resolve: (input, context) =>
+      writePromotion(context, engine, {
+        method: 'PUT',
+        segments: [segment, id(input)],
+        body: { data: writes.body(input as I) },
+      }),
+  });
+  defineMutation(`disable${name}`, {
+    description: `Disables a promotion (PUT /v2/${segment}/{id} with enabled false).`,
+    input: ById,
+    payload: Payload,
+    resolve: (input, context) =>
+      writePromotion(context, engine, {
+        method: 'PUT',
+        segments: [segment, id(input)],
+        body: { data: { type: writes.type, enabled: false } },
+      }),
+  });
+  defineMutation(`delete${name}`, {
+    description: `Deletes a promotion with its codes (DELETE /v2/${segment}/{id}).`,
+    input: {
+      description: 'The promotion to delete.',
+      fields: (t) => ({ promotionId: idInput(t, idKind(name), 'The promotion') }),
+    },
+    payload: deletePayload(`Delete${name}Payload`, 'promotion'),
+    resolve: async (input, context) => {
+      const promotionId = id(input);
+      await context.write({ method: 'DELETE', segments: [segment, promotionId] });
+      return { deletedId: promotionId };
+    },
+  });
   defineCodeWrites(name, segment, engine);
 }
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/harness.ts';
-import type { Json } from './fixtures.ts';
+import { type Json, userError } from './fixtures.ts';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -213,7 +213,7 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
       tags: [],
     });
     const published = await ok(
-      `mutation($c: ID!) { publishCatalog(catalogId: $c) { release { upstreamId catalogId status totalProducts } } }`,
+      `mutation($c: ID!) { publishCatalog(input: { catalogId: $c }) { release { upstreamId catalogId status totalProducts } } }`,
       { c: made.catalog },
     );
     expect(published.publishCatalog.release).toMatchObject({
@@ -376,11 +376,11 @@ describe('the merchandiser’s input is judged before any upstream call', () => 
     it(`${mutation}: ${field}`, async () => {
       const before = stack.upstreamRequests.length;
       const result = await stack.graphql(
-        `mutation($i: ${type}!) { ${mutation}(input: $i) { __typename } }`,
+        `mutation($i: ${type}!) { ${mutation}(input: $i) { userErrors { code field message } } }`,
         { i: input },
       );
       expect(result.status).toBe(200);
-      expect(result.body.errors?.[0]?.extensions, JSON.stringify(result.body)).toMatchObject({
+      expect(userError(result.body, mutation), JSON.stringify(result.body)).toMatchObject({
         code: 'BAD_USER_INPUT',
         field: expect.stringContaining(field),
       });
@@ -392,11 +392,12 @@ describe('the merchandiser’s input is judged before any upstream call', () => 
 
   it('refuses publishCatalog with a bad id before any call', async () => {
     const result = await stack.graphql(
-      'mutation { publishCatalog(catalogId: "x") { __typename } }',
+      'mutation { publishCatalog(input: { catalogId: "x" }) { userErrors { code field message } } }',
     );
-    expect(result.body.errors?.[0]?.extensions).toMatchObject({
+    expect(userError(result.body, 'publishCatalog')).toMatchObject({
       code: 'BAD_USER_INPUT',
-      field: 'catalogId',
+      field: 'input.catalogId',
+      message: 'input.catalogId must be a Catalog id or its upstreamId (the upstreamId is a uuid)',
     });
   });
 });

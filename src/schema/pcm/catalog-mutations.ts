@@ -7,7 +7,9 @@ import { expectResource } from '../../upstream/client.ts';
 import { BadUserInputError } from '../../upstream/errors.ts';
 import type { GatewayContext } from '../../upstream/session.ts';
 import { builder } from '../builder.ts';
-import { judgeUuid } from '../rows.ts';
+import { idInput, idKind, judgeId, optionalIdInput } from '../kit/ids.ts';
+import { defineMutation } from '../kit/mutation.ts';
+import { type AttributeInput, attribute, defineWrites, payloadOf, write } from '../kit/writes.ts';
 import { CatalogReleases, CatalogRules, Catalogs } from './catalogs.ts';
 import {
   judgeAmount,
@@ -25,7 +27,6 @@ import {
 } from './judges.ts';
 import { PriceBooks, ProductPrices } from './prices.ts';
 import { StockLevels } from './stock.ts';
-import { type AttributeInput, attribute, defineWrites, payloadOf, write } from './writes.ts';
 
 // ---- currency maps: a list in GraphQL, `{USD:{amount, includes_tax}}` upstream ----
 
@@ -131,13 +132,17 @@ defineWrites({
   item: (_params, id) => ['/pcm', 'pricebooks', id],
   create: { field: 'createPriceBook', description: 'Creates a price book.' },
   update: { field: 'updatePriceBook', description: 'Changes a price book.' },
+  delete: {
+    field: 'deletePriceBook',
+    description: 'Deletes a price book with its prices (DELETE /pcm/pricebooks/{id}).',
+  },
 });
 
 defineWrites({
   resource: ProductPrices,
   field: 'price',
   type: 'product-price',
-  params: { priceBookId: 'Upstream id of the price book.' },
+  params: { priceBookId: { type: 'PriceBook', about: 'The price book' } },
   attributes: {
     sku: attribute.string('sku', 'The SKU priced.', judgeSku, true),
     currencies: currencies('currencies', 'The amounts, one per currency (1 to 50).'),
@@ -151,12 +156,16 @@ defineWrites({
     field: 'updateProductPrice',
     description: 'Changes a price: the currencies given replace the map; sales likewise.',
   },
+  delete: {
+    field: 'deleteProductPrice',
+    description: 'Deletes a price (DELETE /pcm/pricebooks/{p}/prices/{id}).',
+  },
 });
 
 const CatalogPriceBookInput = builder.inputType('CatalogPriceBookInput', {
   description: 'A price book of a catalog with its priority.',
   fields: (t) => ({
-    priceBookId: t.id({ required: true, description: 'Upstream id of the price book.' }),
+    priceBookId: idInput(t, idKind('PriceBook'), 'The price book'),
     priority: t.int({ required: false, description: 'Higher wins (default 0).' }),
   }),
 });
@@ -178,7 +187,7 @@ defineWrites({
       key: 'pricebook_ids',
       judge: ((books: readonly { priceBookId: string; priority?: number | null }[], f: string) =>
         judgeList(books, f, 5, (book, at) => ({
-          id: judgeUuid(book.priceBookId, `${at}.priceBookId`),
+          id: judgeId(book.priceBookId, `${at}.priceBookId`, idKind('PriceBook')),
           priority: judgeInt32(book.priority ?? 0, `${at}.priority`),
         }))) as AttributeInput['judge'],
       input: (t, required) =>
@@ -193,6 +202,10 @@ defineWrites({
   item: (_params, id) => ['/pcm', 'catalogs', id],
   create: { field: 'createCatalog', description: 'Creates a catalog (publish it to show it).' },
   update: { field: 'updateCatalog', description: 'Changes a catalog; its releases stay.' },
+  delete: {
+    field: 'deleteCatalog',
+    description: 'Deletes a catalog with its releases (DELETE /pcm/catalogs/{id}).',
+  },
 });
 
 const judgeRuleName = (value: string, field: string) => {
@@ -211,7 +224,13 @@ defineWrites({
   type: 'catalog_rule',
   attributes: {
     name: attribute.string('name', 'Name (no spaces).', judgeRuleName, true),
-    catalogId: attribute.string('catalog_id', 'The catalog it gives.', judgeUuid, true),
+    catalogId: {
+      key: 'catalog_id',
+      requiredOnCreate: true,
+      judge: ((value: string, f: string) => judgeId(value, f, idKind('Catalog'))) as never,
+      input: (t, required) =>
+        (required ? idInput : optionalIdInput)(t, idKind('Catalog'), 'The catalog it gives'),
+    },
     description: attribute.string('description', 'Description.', judgeDescription),
     channels: names('channels', 'EP-Channel values it matches (at most 100).'),
     tags: names('tags', 'EP-Context-Tag values it matches (at most 100).'),
@@ -222,27 +241,32 @@ defineWrites({
   item: (_params, id) => ['/pcm', 'catalogs', 'rules', id],
   create: { field: 'createCatalogRule', description: 'Creates a rule giving a catalog.' },
   update: { field: 'updateCatalogRule', description: 'Changes a rule.' },
+  delete: {
+    field: 'deleteCatalogRule',
+    description: 'Deletes a rule (DELETE /pcm/catalogs/rules/{id}).',
+  },
 });
 
 // ---- publishing ----
 
 const releasePayload = payloadOf(CatalogReleases, 'release', 'The release and its status.');
 
-builder.mutationField('publishCatalog', (t) =>
-  t.field({
-    type: releasePayload,
-    description:
-      'Publishes a catalog: a new release snapshots its live products, hierarchies and prices ' +
-      '(the newest three releases are kept). `release.status` says whether it is published.',
-    args: { catalogId: t.arg.id({ required: true, description: 'Upstream id of the catalog.' }) },
-    resolve: (_root, args, context) => {
-      const catalogId = judgeUuid(args.catalogId, 'catalogId');
-      return write(context, 'POST', ['/pcm', 'catalogs', catalogId, 'releases'], undefined, {
-        catalogId,
-      });
-    },
-  }),
-);
+defineMutation('publishCatalog', {
+  description:
+    'Publishes a catalog: a new release snapshots its live products, hierarchies and prices ' +
+    '(the newest three releases are kept). `release.status` says whether it is published.',
+  input: {
+    description: 'The catalog to publish.',
+    fields: (t) => ({ catalogId: idInput(t, idKind('Catalog'), 'The catalog') }),
+  },
+  payload: releasePayload,
+  resolve: (input, context) => {
+    const catalogId = judgeId(input.catalogId, 'input.catalogId', idKind('Catalog'));
+    return write(context, 'POST', ['/pcm', 'catalogs', catalogId, 'releases'], undefined, {
+      catalogId,
+    });
+  },
+});
 
 // ---- stock ----
 
@@ -259,50 +283,47 @@ const StockActionEnum = builder.enumType('StockAction', {
   },
 });
 
-const SetStockInput = builder.inputType('SetStockInput', {
-  description: 'A product’s stock: managed from now on with this quantity, or moved.',
-  fields: (t) => ({
-    productId: t.id({ required: true, description: 'Upstream id of the product.' }),
-    quantity: t.int({ required: true, description: `0 to ${2 ** 31 - 1} units.` }),
-    action: t.field({
-      type: StockActionEnum,
-      required: false,
-      description: 'A movement of managed stock; without it, starts managing it (quantity units).',
+defineMutation('setStock', {
+  description:
+    'Starts managing a product’s stock with `quantity` units (CONFLICT when it is already ' +
+    'managed), or, with `action`, moves it (a stock transaction).',
+  input: {
+    description: 'A product’s stock: managed from now on with this quantity, or moved.',
+    fields: (t) => ({
+      productId: idInput(t, idKind('PcmProduct'), 'The product'),
+      quantity: t.int({ required: true, description: `0 to ${2 ** 31 - 1} units.` }),
+      action: t.field({
+        type: StockActionEnum,
+        required: false,
+        description:
+          'A movement of managed stock; without it, starts managing it (quantity units).',
+      }),
     }),
-  }),
-});
-
-builder.mutationField('setStock', (t) =>
-  t.field({
-    type: stockPayload,
-    description:
-      'Starts managing a product’s stock with `quantity` units (409 CONFLICT when it is ' +
-      'already managed), or, with `action`, moves it (a stock transaction).',
-    args: { input: t.arg({ type: SetStockInput, required: true, description: 'What.' }) },
-    resolve: async (_root, { input }, context) => {
-      const productId = judgeUuid(input.productId, 'input.productId');
-      const action = input.action ?? undefined;
-      const quantity = judgeQuantity(
-        input.quantity,
-        'input.quantity',
-        action === undefined || action === 'set' ? 0 : 1,
-      );
-      if (action === undefined) {
-        return write(context, 'POST', ['inventories', productId], {
-          data: { type: 'stock', quantity },
-        });
-      }
-      await context.write({
-        method: 'POST',
-        segments: ['inventories', productId, 'transactions'],
-        body: { data: { type: 'stock-transaction', action, quantity } },
+  },
+  payload: stockPayload,
+  resolve: async (input, context) => {
+    const productId = judgeId(input.productId, 'input.productId', idKind('PcmProduct'));
+    const action = input.action ?? undefined;
+    const quantity = judgeQuantity(
+      input.quantity,
+      'input.quantity',
+      action === undefined || action === 'set' ? 0 : 1,
+    );
+    if (action === undefined) {
+      return write(context, 'POST', ['inventories', productId], {
+        data: { type: 'stock', quantity },
       });
-      // The transaction's answer is the movement; the payload reads the stock after it.
-      return {
-        row: async (after: GatewayContext) =>
-          expectResource(await after.get(['inventories', productId])),
-        params: {},
-      };
-    },
-  }),
-);
+    }
+    await context.write({
+      method: 'POST',
+      segments: ['inventories', productId, 'transactions'],
+      body: { data: { type: 'stock-transaction', action, quantity } },
+    });
+    // The transaction's answer is the movement; the payload reads the stock after it.
+    return {
+      row: async (after: GatewayContext) =>
+        expectResource(await after.get(['inventories', productId])),
+      params: {},
+    };
+  },
+});

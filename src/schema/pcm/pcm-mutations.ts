@@ -4,7 +4,9 @@
  */
 import { BadUserInputError } from '../../upstream/errors.ts';
 import { builder } from '../builder.ts';
-import { judgeUuid } from '../rows.ts';
+import { idInput, idKind, idListInput, judgeId, judgeIdList, optionalIdInput } from '../kit/ids.ts';
+import { defineMutation } from '../kit/mutation.ts';
+import { attribute, defineWrites, payloadOf, write } from '../kit/writes.ts';
 import {
   judgeDescription,
   judgeIds,
@@ -17,7 +19,6 @@ import {
   judgeSlug,
 } from './judges.ts';
 import { PcmHierarchies, PcmNodes, PcmProducts } from './products.ts';
-import { attribute, defineWrites, payloadOf, write } from './writes.ts';
 
 const PcmProductStatus = builder.enumType('PcmProductStatus', {
   description: 'Whether a product is published with its catalogs.',
@@ -76,6 +77,12 @@ defineWrites({
     field: 'updatePcmProduct',
     description: 'Changes a product. A child product changed directly leaves its parent.',
   },
+  delete: {
+    field: 'deletePcmProduct',
+    description:
+      'Deletes a product (DELETE /pcm/products/{id}); a parent’s children go with it. Its ' +
+      'published releases keep it until the next publish.',
+  },
 });
 
 defineWrites({
@@ -91,13 +98,17 @@ defineWrites({
   item: (_params, id) => ['/pcm', 'hierarchies', id],
   create: { field: 'createPcmHierarchy', description: 'Creates a hierarchy (a category tree).' },
   update: { field: 'updatePcmHierarchy', description: 'Changes a hierarchy.' },
+  delete: {
+    field: 'deletePcmHierarchy',
+    description: 'Deletes a hierarchy with its nodes (DELETE /pcm/hierarchies/{id}).',
+  },
 });
 
 defineWrites({
   resource: PcmNodes,
   field: 'node',
   type: 'node',
-  params: { hierarchyId: 'Upstream id of the hierarchy.' },
+  params: { hierarchyId: { type: 'PcmHierarchy', about: 'The hierarchy' } },
   attributes: {
     name: attribute.string('name', 'Name, unique among its siblings.', judgeName, true),
     slug: attribute.string('slug', 'Slug, unique among its siblings.', judgeSlug),
@@ -106,16 +117,19 @@ defineWrites({
   },
   extra: {
     fields: (t) => ({
-      parentId: t.id({
-        required: false,
-        description: 'The node to create it under (upstream id); top level when not given.',
-      }),
+      parentId: optionalIdInput(
+        t,
+        idKind('PcmNode'),
+        'The node to create it under (top level when not given)',
+      ),
     }),
     body: (input, data) => {
       const parent = input.parentId;
       if (typeof parent !== 'string') return;
       data.relationships = {
-        parent: { data: { type: 'node', id: judgeUuid(parent, 'input.parentId') } },
+        parent: {
+          data: { type: 'node', id: judgeId(parent, 'input.parentId', idKind('PcmNode')) },
+        },
       };
     },
   },
@@ -126,39 +140,44 @@ defineWrites({
     description: 'Creates a node of a hierarchy, at its top level or under another node.',
   },
   update: { field: 'updatePcmNode', description: 'Changes a node.' },
+  delete: {
+    field: 'deletePcmNode',
+    description:
+      'Deletes a node (DELETE /pcm/hierarchies/{h}/nodes/{id}); its children go with it, its ' +
+      'products stay.',
+  },
 });
 
 // ---- a node's products ----
 
+const nodePayload = payloadOf(PcmNodes, 'node', 'The node as written.');
+
 const NodeProductsInput = builder.inputType('PcmNodeProductsInput', {
   description: 'Products to attach to, or detach from, a node.',
   fields: (t) => ({
-    hierarchyId: t.id({ required: true, description: 'Upstream id of the hierarchy.' }),
-    nodeId: t.id({ required: true, description: 'Upstream id of the node.' }),
-    productIds: t.idList({ required: true, description: '1 to 100 products (upstream ids).' }),
+    hierarchyId: idInput(t, idKind('PcmHierarchy'), 'The hierarchy'),
+    nodeId: idInput(t, idKind('PcmNode'), 'The node'),
+    productIds: idListInput(t, idKind('PcmProduct'), '1 to 100 products'),
   }),
 });
-
-const nodePayload = payloadOf(PcmNodes, 'node', 'The node as written.');
 
 for (const [field, method, description] of [
   ['attachPcmNodeProducts', 'POST', 'Attaches products to a node (attached ones stay).'],
   ['detachPcmNodeProducts', 'DELETE', 'Detaches products from a node.'],
 ] as const) {
-  builder.mutationField(field, (t) =>
-    t.field({
-      type: nodePayload,
-      description,
-      args: { input: t.arg({ type: NodeProductsInput, required: true, description: 'Which.' }) },
-      resolve: (_root, { input }, context) => {
-        const hierarchyId = judgeUuid(input.hierarchyId, 'input.hierarchyId');
-        const nodeId = judgeUuid(input.nodeId, 'input.nodeId');
-        const ids = judgeIds(input.productIds, 'input.productIds', 100, 1);
-        const segments = ['/pcm', 'hierarchies', hierarchyId, 'nodes', nodeId];
-        return write(context, method, [...segments, 'relationships', 'products'], {
-          data: ids.map((id) => ({ type: 'product', id })),
-        });
-      },
-    }),
-  );
+  defineMutation(field, {
+    description,
+    input: NodeProductsInput,
+    payload: nodePayload,
+    resolve: (input, context) => {
+      const hierarchyId = judgeId(input.hierarchyId, 'input.hierarchyId', idKind('PcmHierarchy'));
+      const nodeId = judgeId(input.nodeId, 'input.nodeId', idKind('PcmNode'));
+      const ids = judgeIdList(input.productIds, 'input.productIds', idKind('PcmProduct'));
+      judgeIds(ids, 'input.productIds', 100, 1);
+      const segments = ['/pcm', 'hierarchies', hierarchyId, 'nodes', nodeId];
+      return write(context, method, [...segments, 'relationships', 'products'], {
+        data: ids.map((id) => ({ type: 'product', id })),
+      });
+    },
+  });
 }

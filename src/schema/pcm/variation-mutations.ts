@@ -7,7 +7,8 @@
 import { expectResource, isJsonObject, type JsonObject } from '../../upstream/client.ts';
 import { BadUserInputError } from '../../upstream/errors.ts';
 import { builder } from '../builder.ts';
-import { judgeUuid } from '../rows.ts';
+import { idInput, idKind, idListInput, judgeId, judgeIdList } from '../kit/ids.ts';
+import { defineMutation, definePayload } from '../kit/mutation.ts';
 import { judgeDescription, judgeIds, judgeName } from './judges.ts';
 import { PcmProducts } from './products.ts';
 
@@ -61,47 +62,73 @@ const VariationRef = builder.objectRef<VariationShape>('PcmVariation').implement
   }),
 });
 
-builder.mutationField('createPcmVariation', (t) =>
-  t.field({
-    type: VariationRef,
-    description: 'Creates a variation (POST /pcm/variations); add its options one by one.',
-    args: { name: t.arg.string({ required: true, description: 'Name, e.g. Size.' }) },
-    resolve: async (_root, args, context) => {
-      const name = judgeName(args.name, 'name');
-      const response = await context.write({
-        method: 'POST',
-        segments: ['/pcm', 'variations'],
-        body: { data: { type: 'product-variation', attributes: { name } } },
-      });
-      return readVariation(expectResource(response));
-    },
-  }),
-);
+// Variations and their options are not Nodes: their ids are upstream ids only.
+const VARIATION = idKind('PcmVariation', false);
+const OPTION = idKind('PcmVariationOption', false);
+const PRODUCT = idKind('PcmProduct');
 
-builder.mutationField('createPcmVariationOption', (t) =>
-  t.field({
-    type: OptionRef,
-    description: 'Adds an option to a variation (POST /pcm/variations/{id}/options).',
-    args: {
-      variationId: t.arg.id({ required: true, description: 'The variation (uuid).' }),
-      name: t.arg.string({ required: true, description: 'Name, e.g. M.' }),
-      description: t.arg.string({ required: false, description: 'Description.' }),
-    },
-    resolve: async (_root, args, context) => {
-      const variationId = judgeUuid(String(args.variationId), 'variationId');
-      const attributes: JsonObject = { name: judgeName(args.name, 'name') };
-      if (args.description != null) {
-        attributes.description = judgeDescription(args.description, 'description');
-      }
-      const response = await context.write({
-        method: 'POST',
-        segments: ['/pcm', 'variations', variationId, 'options'],
-        body: { data: { type: 'product-variation-option', attributes } },
-      });
-      return readOption(expectResource(response));
-    },
+const VariationPayload = definePayload<{ variation: VariationShape }>('CreatePcmVariationPayload', {
+  description: 'The variation that was created.',
+  fields: (t) => ({
+    variation: t.field({
+      type: VariationRef,
+      description: 'The new variation.',
+      resolve: (p) => p.variation,
+    }),
   }),
-);
+});
+
+defineMutation('createPcmVariation', {
+  description: 'Creates a variation (POST /pcm/variations); add its options one by one.',
+  input: {
+    description: 'A new variation.',
+    fields: (t) => ({ name: t.string({ required: true, description: 'Name, e.g. Size.' }) }),
+  },
+  payload: VariationPayload,
+  resolve: async (input, context) => {
+    const name = judgeName(input.name, 'input.name');
+    const response = await context.write({
+      method: 'POST',
+      segments: ['/pcm', 'variations'],
+      body: { data: { type: 'product-variation', attributes: { name } } },
+    });
+    return { variation: readVariation(expectResource(response)) };
+  },
+});
+
+const optionPayload = (name: string, description: string) =>
+  definePayload<{ option: OptionShape }>(name, {
+    description,
+    fields: (t) => ({
+      option: t.field({ type: OptionRef, description: 'The option.', resolve: (p) => p.option }),
+    }),
+  });
+
+defineMutation('createPcmVariationOption', {
+  description: 'Adds an option to a variation (POST /pcm/variations/{id}/options).',
+  input: {
+    description: 'A new option of a variation.',
+    fields: (t) => ({
+      variationId: idInput(t, VARIATION, 'The variation'),
+      name: t.string({ required: true, description: 'Name, e.g. M.' }),
+      description: t.string({ required: false, description: 'Description.' }),
+    }),
+  },
+  payload: optionPayload('CreatePcmVariationOptionPayload', 'The option that was created.'),
+  resolve: async (input, context) => {
+    const variationId = judgeId(input.variationId, 'input.variationId', VARIATION);
+    const attributes: JsonObject = { name: judgeName(input.name, 'input.name') };
+    if (input.description != null) {
+      attributes.description = judgeDescription(input.description, 'input.description');
+    }
+    const response = await context.write({
+      method: 'POST',
+      segments: ['/pcm', 'variations', variationId, 'options'],
+      body: { data: { type: 'product-variation-option', attributes } },
+    });
+    return { option: readOption(expectResource(response)) };
+  },
+});
 
 const BuildRef = builder.objectRef<{ productId: string; jobId: string; status: string }>(
   'PcmBuildJob',
@@ -121,54 +148,77 @@ BuildRef.implement({
   }),
 });
 
-builder.mutationField('setPcmProductVariations', (t) =>
-  t.field({
-    type: PcmProducts.ref,
-    nullable: true,
-    description:
-      'Makes a product a parent with these variations (PUT /pcm/products/{id}/relationships/' +
-      'variations; at most 10), replacing any it had. Build its children next.',
-    args: {
-      productId: t.arg.id({ required: true, description: 'The product (uuid).' }),
-      variationIds: t.arg.idList({ required: true, description: 'Its variations (uuids).' }),
-    },
-    resolve: async (_root, args, context) => {
-      const productId = judgeUuid(String(args.productId), 'productId');
-      const ids = judgeIds(args.variationIds.map(String), 'variationIds', 10, 1);
-      await context.write({
-        method: 'PUT',
-        segments: ['/pcm', 'products', productId, 'relationships', 'variations'],
-        body: { data: ids.map((id) => ({ type: 'product-variation', id })) },
-      });
-      return PcmProducts.load(context, productId);
-    },
+const ProductPayload = definePayload<{ productId: string }>('SetPcmProductVariationsPayload', {
+  description: 'The parent product with its variations.',
+  fields: (t) => ({
+    product: t.field({
+      type: PcmProducts.ref,
+      nullable: true,
+      description: 'The product after the write (read after it).',
+      resolve: (p, _args, context) => PcmProducts.load(context, p.productId),
+      extensions: { upstreamCalls: 1 },
+    }),
   }),
+});
+
+defineMutation('setPcmProductVariations', {
+  description:
+    'Makes a product a parent with these variations (PUT /pcm/products/{id}/relationships/' +
+    'variations; at most 10), replacing any it had. Build its children next.',
+  input: {
+    description: 'The product and its variations.',
+    fields: (t) => ({
+      productId: idInput(t, PRODUCT, 'The product'),
+      variationIds: idListInput(t, VARIATION, 'Its variations (1 to 10)'),
+    }),
+  },
+  payload: ProductPayload,
+  resolve: async (input, context) => {
+    const productId = judgeId(input.productId, 'input.productId', PRODUCT);
+    const listed = judgeIdList(input.variationIds, 'input.variationIds', VARIATION);
+    const ids = judgeIds(listed, 'input.variationIds', 10, 1);
+    await context.write({
+      method: 'PUT',
+      segments: ['/pcm', 'products', productId, 'relationships', 'variations'],
+      body: { data: ids.map((id) => ({ type: 'product-variation', id })) },
+    });
+    return { productId };
+  },
+});
+
+const BuildPayload = definePayload<{ job: { productId: string; jobId: string; status: string } }>(
+  'BuildPcmChildProductsPayload',
+  {
+    description: 'The build job.',
+    fields: (t) => ({
+      job: t.field({ type: BuildRef, description: 'The job.', resolve: (p) => p.job }),
+    }),
+  },
 );
 
-builder.mutationField('buildPcmChildProducts', (t) =>
-  t.field({
-    type: BuildRef,
-    description:
-      'Builds a parent product’s children, one per combination of its variations’ options ' +
-      '(POST /pcm/products/{id}/build).',
-    args: { productId: t.arg.id({ required: true, description: 'The parent product (uuid).' }) },
-    resolve: async (_root, args, context) => {
-      const productId = judgeUuid(String(args.productId), 'productId');
-      const response = await context.write({
-        method: 'POST',
-        segments: ['/pcm', 'products', productId, 'build'],
-      });
-      const body = isJsonObject(response.body) ? response.body : {};
-      const data = isJsonObject(body.data) ? body.data : {};
-      const attributes = isJsonObject(data.attributes) ? data.attributes : {};
-      return {
-        productId,
-        jobId: text(data.id) ?? '',
-        status: text(attributes.status) ?? 'pending',
-      };
-    },
-  }),
-);
+defineMutation('buildPcmChildProducts', {
+  description:
+    'Builds a parent product’s children, one per combination of its variations’ options ' +
+    '(POST /pcm/products/{id}/build).',
+  input: {
+    description: 'The parent product.',
+    fields: (t) => ({ productId: idInput(t, PRODUCT, 'The parent product') }),
+  },
+  payload: BuildPayload,
+  resolve: async (input, context) => {
+    const productId = judgeId(input.productId, 'input.productId', PRODUCT);
+    const response = await context.write({
+      method: 'POST',
+      segments: ['/pcm', 'products', productId, 'build'],
+    });
+    const body = isJsonObject(response.body) ? response.body : {};
+    const data = isJsonObject(body.data) ? body.data : {};
+    const attributes = isJsonObject(data.attributes) ? data.attributes : {};
+    return {
+      job: { productId, jobId: text(data.id) ?? '', status: text(attributes.status) ?? 'pending' },
+    };
+  },
+});
 
 const MODIFIED = ['name', 'description', 'sku', 'slug', 'upc_ean', 'mpn', 'external_ref'];
 const PcmModifierType = builder.enumType('PcmOptionModifierType', {
@@ -189,39 +239,41 @@ const PcmModifierType = builder.enumType('PcmOptionModifierType', {
 const goodModifierValue = (value: string) =>
   value.length >= 1 && value.length <= 255 && ![...value].some((c) => c.charCodeAt(0) < 32);
 
-builder.mutationField('addPcmOptionModifier', (t) =>
-  t.field({
-    type: OptionRef,
-    description:
-      'Adds a modifier to a variation option (POST /pcm/variations/{v}/options/{o}/modifiers): ' +
-      'what the option does to the children built with it. Build (again) to apply it.',
-    args: {
-      variationId: t.arg.id({ required: true, description: 'The variation (uuid).' }),
-      optionId: t.arg.id({ required: true, description: 'The option (uuid).' }),
-      type: t.arg({ type: PcmModifierType, required: true, description: 'What it changes.' }),
-      value: t.arg.string({ required: true, description: 'The value, 1-255 characters.' }),
-    },
-    resolve: async (_root, args, context) => {
-      const variationId = judgeUuid(String(args.variationId), 'variationId');
-      const optionId = judgeUuid(String(args.optionId), 'optionId');
-      if (!goodModifierValue(args.value)) {
-        throw new BadUserInputError('value must be 1-255 characters without control characters', {
-          field: 'value',
-        });
-      }
-      const option = ['/pcm', 'variations', variationId, 'options', optionId];
-      await context.write({
-        method: 'POST',
-        segments: [...option, 'modifiers'],
-        body: {
-          data: {
-            type: 'product-variation-modifier',
-            attributes: { type: args.type, value: args.value },
-          },
+defineMutation('addPcmOptionModifier', {
+  description:
+    'Adds a modifier to a variation option (POST /pcm/variations/{v}/options/{o}/modifiers): ' +
+    'what the option does to the children built with it. Build (again) to apply it.',
+  input: {
+    description: 'The option and its modifier.',
+    fields: (t) => ({
+      variationId: idInput(t, VARIATION, 'The variation'),
+      optionId: idInput(t, OPTION, 'The option'),
+      type: t.field({ type: PcmModifierType, required: true, description: 'What it changes.' }),
+      value: t.string({ required: true, description: 'The value, 1-255 characters.' }),
+    }),
+  },
+  payload: optionPayload('AddPcmOptionModifierPayload', 'The option with its new modifier.'),
+  extensions: { upstreamCalls: 2 },
+  resolve: async (input, context) => {
+    const variationId = judgeId(input.variationId, 'input.variationId', VARIATION);
+    const optionId = judgeId(input.optionId, 'input.optionId', OPTION);
+    if (!goodModifierValue(input.value)) {
+      throw new BadUserInputError(
+        'input.value must be 1-255 characters without control characters',
+        { field: 'input.value' },
+      );
+    }
+    const option = ['/pcm', 'variations', variationId, 'options', optionId];
+    await context.write({
+      method: 'POST',
+      segments: [...option, 'modifiers'],
+      body: {
+        data: {
+          type: 'product-variation-modifier',
+          attributes: { type: input.type, value: input.value },
         },
-      });
-      return readOption(expectResource(await context.get(option)));
-    },
-    extensions: { upstreamCalls: 2 },
-  }),
-);
+      },
+    });
+    return { option: readOption(expectResource(await context.get(option))) };
+  },
+});

@@ -1,18 +1,21 @@
 /**
- * The merchandiser's writes, described once per resource and built from the description: the
- * `Create<Name>Input` / `Update<Name>Input` types (the attributes, and the path ids the write
- * needs), the JSON:API body (`{data:{type, attributes, …}}`), the `<Name>Payload`, and the two
- * mutations. Every attribute is judged (./judges.ts) before the call; a PUT sends only what the
- * input names. The payload reads the written row in its own field, so an answer that cannot be
- * read after a done write is WRITE_COMMITTED (src/gateway/committed-writes.ts), never a failure.
+ * Writes described once per resource, and built from the description: the
+ * `Create<Name>Input` / `Update<Name>Input` / `Delete<Name>Input` types (the attributes, and the
+ * path ids the write needs), the JSON:API body (`{data:{type, attributes, …}}`), the
+ * `<Name>Payload`, `Delete<Name>Payload { deletedId }`, and the mutations (./mutation.ts adds
+ * `userErrors` to every payload). Every attribute is judged before the call; a PUT sends only what
+ * the input names; every id takes the object's global id or its upstreamId (./ids.ts). The
+ * payload reads the written row in its own field, so an answer that cannot be read after a done
+ * write is WRITE_COMMITTED (src/gateway/committed-writes.ts), never a failure.
  */
-import type { InputFieldRef, InputObjectRef, ObjectRef } from '@pothos/core';
+import type { InputFieldRef } from '@pothos/core';
 import { expectResource, type JsonObject } from '../../upstream/client.ts';
 import type { GatewayContext } from '../../upstream/session.ts';
-import { type BuilderTypes, builder } from '../builder.ts';
+import type { BuilderTypes } from '../builder.ts';
 import type { Listed } from '../connection.ts';
 import type { Resource } from '../resource.ts';
-import { judgeUuid } from '../rows.ts';
+import { type IdKind, idInput, idKind, judgeId } from './ids.ts';
+import { defineMutation, definePayload, type PayloadRef } from './mutation.ts';
 
 type InputBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>;
 
@@ -38,18 +41,17 @@ export interface Written {
   params: Record<string, string>;
 }
 
-type ObjectRefOf = ObjectRef<BuilderTypes, Written>;
-const payloads = new Map<string, ObjectRefOf>();
+const payloads = new Map<string, PayloadRef<Written>>();
 
-/** `<Name>Payload { <field>: <Name> }`: one per resource, shared by all its writes. */
+/** `<Name>Payload { <field>: <Name>, userErrors }`: one per resource, shared by its writes. */
 export function payloadOf<S extends Listed>(
   resource: Resource<S, string>,
   field: string,
   description: string,
-): ObjectRefOf {
+): PayloadRef<Written> {
   const known = payloads.get(resource.name);
   if (known !== undefined) return known;
-  const ref = builder.objectRef<Written>(`${resource.name}Payload`).implement({
+  const ref = definePayload<Written>(`${resource.name}Payload`, {
     description: `The ${field} after a write.`,
     fields: (t) => ({
       [field]: t.field({
@@ -65,6 +67,21 @@ export function payloadOf<S extends Listed>(
   });
   payloads.set(resource.name, ref);
   return ref;
+}
+
+/** What a delete answers: the upstream id of what is gone. */
+export interface Deleted {
+  deletedId: string;
+}
+
+/** `<Name>Payload { deletedId, userErrors }`, the payload of every delete. */
+export function deletePayload(name: string, what: string): PayloadRef<Deleted> {
+  return definePayload<Deleted>(name, {
+    description: `The ${what} that was deleted.`,
+    fields: (t) => ({
+      deletedId: t.exposeID('deletedId', { description: `Upstream id of the deleted ${what}.` }),
+    }),
+  });
 }
 
 /** Sends a write and hands its answer (`{data:{id,…}}`) to the payload. */
@@ -106,35 +123,40 @@ export interface WritesDescription<S extends Listed> {
   field: string;
   /** JSON:API `type` of the body. */
   type: string;
-  /** Path ids the write needs, besides `id` on update (`hierarchyId`), → description. */
-  params?: Record<string, string>;
+  /** Path ids the write needs, besides `id` (`hierarchyId`) → the type they name. */
+  params?: Record<string, { type: string; about: string }>;
   attributes: Record<string, AttributeInput>;
   /** Fields of the create input beyond the attributes, and what they add to the body. */
   extra?: {
     fields: (t: InputBuilder) => Record<string, InputFieldRef<BuilderTypes, unknown>>;
     body: (input: Record<string, unknown>, body: JsonObject) => void;
   };
-  /** The collection a create POSTs to; the item an update PUTs. */
+  /** The collection a create POSTs to; the item an update PUTs and a delete DELETEs. */
   collection: (params: Record<string, string>) => readonly string[];
   item: (params: Record<string, string>, id: string) => readonly string[];
   create: { field: string; description: string };
   update: { field: string; description: string };
+  /** The delete, when the upstream offers one. */
+  delete?: { field: string; description: string };
   /** The params a written row is read with (a sub-collection's parent ids). */
   readParams?: (params: Record<string, string>) => Record<string, string>;
 }
 
-/** Registers `Create<Name>Input`, `Update<Name>Input`, the payload and the two mutations. */
+type Input = Record<string, unknown>;
+
+/** Registers the inputs, the payloads and the create, update (and delete) mutations. */
 export function defineWrites<S extends Listed>(description: WritesDescription<S>): void {
   const { resource, attributes } = description;
-  const paramNames = Object.keys(description.params ?? {});
+  const params = Object.entries(description.params ?? {}).map(
+    ([name, { type, about }]) => [name, idKind(type), about] as const,
+  );
+  const own: IdKind = idKind(resource.name);
   const payload = payloadOf(resource, description.field, `The ${description.field} as written.`);
   const paramFields = (t: InputBuilder) =>
-    Object.fromEntries(
-      paramNames.map((name) => [
-        name,
-        t.id({ required: true, description: description.params?.[name] ?? name }),
-      ]),
-    );
+    Object.fromEntries(params.map(([name, kind, about]) => [name, idInput(t, kind, about)]));
+  const idField = (t: InputBuilder) => ({
+    id: idInput(t, own, `The ${description.field}`),
+  });
   const attributeFields = (t: InputBuilder, creating: boolean) =>
     Object.fromEntries(
       Object.entries(attributes).map(([name, attribute]) => [
@@ -142,54 +164,63 @@ export function defineWrites<S extends Listed>(description: WritesDescription<S>
         attribute.input(t, creating && attribute.requiredOnCreate === true),
       ]),
     );
-  const CreateInput = builder.inputType(`Create${resource.name}Input`, {
-    description: `A new ${description.field}.`,
-    fields: (t) => ({
-      ...paramFields(t),
-      ...attributeFields(t, true),
-      ...(description.extra?.fields(t) ?? {}),
-    }),
-  }) as InputObjectRef<BuilderTypes, Record<string, unknown>>;
-  const UpdateInput = builder.inputType(`Update${resource.name}Input`, {
-    description: `What changes in a ${description.field}: only the fields given are sent.`,
-    fields: (t) => ({
-      ...paramFields(t),
-      id: t.id({ required: true, description: `Upstream id of the ${description.field}.` }),
-      ...attributeFields(t, false),
-    }),
-  }) as InputObjectRef<BuilderTypes, Record<string, unknown>>;
-  const judgeParams = (input: Record<string, unknown>) =>
+  const judgeParams = (input: Input) =>
     Object.fromEntries(
-      paramNames.map((name) => [name, judgeUuid(input[name] as string, `input.${name}`)]),
+      params.map(([name, kind]) => [name, judgeId(input[name] as string, `input.${name}`, kind)]),
     );
   const readParams = description.readParams ?? (() => ({}));
 
-  builder.mutationField(description.create.field, (t) =>
-    t.field({
-      type: payload,
-      description: description.create.description,
-      args: { input: t.arg({ type: CreateInput, required: true, description: 'What to create.' }) },
-      resolve: (_root, { input }, context) => {
-        const params = judgeParams(input);
-        const body = bodyOf(description.type, attributes, input);
-        description.extra?.body(input, body.data);
-        return write(context, 'POST', description.collection(params), body, readParams(params));
-      },
-    }),
-  );
-  builder.mutationField(description.update.field, (t) =>
-    t.field({
-      type: payload,
-      description: description.update.description,
-      args: { input: t.arg({ type: UpdateInput, required: true, description: 'What changes.' }) },
-      resolve: (_root, { input }, context) => {
-        const params = judgeParams(input);
-        const id = judgeUuid(input.id as string, 'input.id');
-        const body = bodyOf(description.type, attributes, input, id);
-        return write(context, 'PUT', description.item(params, id), body, readParams(params));
-      },
-    }),
-  );
+  defineMutation(description.create.field, {
+    description: description.create.description,
+    input: {
+      name: `Create${resource.name}Input`,
+      description: `A new ${description.field}.`,
+      fields: (t) => ({
+        ...paramFields(t),
+        ...attributeFields(t, true),
+        ...(description.extra?.fields(t) ?? {}),
+      }),
+    },
+    payload,
+    resolve: (input: Input, context) => {
+      const params = judgeParams(input);
+      const body = bodyOf(description.type, attributes, input);
+      description.extra?.body(input, body.data);
+      return write(context, 'POST', description.collection(params), body, readParams(params));
+    },
+  });
+  defineMutation(description.update.field, {
+    description: description.update.description,
+    input: {
+      name: `Update${resource.name}Input`,
+      description: `What changes in a ${description.field}: only the fields given are sent.`,
+      fields: (t) => ({ ...paramFields(t), ...idField(t), ...attributeFields(t, false) }),
+    },
+    payload,
+    resolve: (input: Input, context) => {
+      const params = judgeParams(input);
+      const id = judgeId(input.id as string, 'input.id', own);
+      const body = bodyOf(description.type, attributes, input, id);
+      return write(context, 'PUT', description.item(params, id), body, readParams(params));
+    },
+  });
+  const remove = description.delete;
+  if (remove === undefined) return;
+  defineMutation(remove.field, {
+    description: remove.description,
+    input: {
+      name: `Delete${resource.name}Input`,
+      description: `The ${description.field} to delete.`,
+      fields: (t) => ({ ...paramFields(t), ...idField(t) }),
+    },
+    payload: deletePayload(`Delete${resource.name}Payload`, description.field),
+    resolve: async (input: Input, context) => {
+      const params = judgeParams(input);
+      const id = judgeId(input.id as string, 'input.id', own);
+      await context.write({ method: 'DELETE', segments: description.item(params, id) });
+      return { deletedId: id };
+    },
+  });
 }
 
 // ---- attribute kinds: the input field and the judge of each, described once ----

@@ -1,0 +1,201 @@
+/**
+ * Every mutation of the schema is built here, from one description: its name and description,
+ * its one `input` (an input type `<Name>Input`), its payload and the resolver that judges the
+ * input and makes the REST call. The payload always carries `userErrors: [UserError!]!`: an
+ * error the caller can fix by changing the input (USER_ERROR_CODES of src/upstream/errors.ts:
+ * a bad field, an id of nothing, a conflict, out of stock, no price, …) is answered there, with
+ * the payload's other fields null; every other failure (authentication, authorization,
+ * transport, the upstream) stays a top-level error with its code.
+ *
+ * The cost on the hot path is one try/catch around the resolver and, per payload field, one
+ * property check (a failed payload is the only object that carries the USER_ERRORS symbol).
+ */
+import {
+  type FieldMap,
+  type FieldRef,
+  type InputFieldMap,
+  InputObjectRef,
+  type InputShapeFromFields,
+  type ObjectRef,
+} from '@pothos/core';
+import { defaultFieldResolver, type GraphQLFieldResolver } from 'graphql';
+import {
+  type GatewayError,
+  isUserError,
+  USER_ERROR_CODES,
+  type UserErrorCode,
+} from '../../upstream/errors.ts';
+import type { GatewayContext } from '../../upstream/session.ts';
+import { type BuilderTypes, builder } from '../builder.ts';
+
+/** One error the caller can fix: its code, the input field it is about, and why. */
+export interface UserErrorShape {
+  code: UserErrorCode;
+  field: readonly string[] | null;
+  message: string;
+}
+
+const UserErrorCodeEnum = builder.enumType('UserErrorCode', {
+  description:
+    'The codes of `userErrors` (the same codes as top-level `extensions.code`): what the caller ' +
+    'can correct by changing the input.',
+  values: Object.fromEntries(
+    USER_ERROR_CODES.map((code) => [
+      code,
+      { value: code, description: `As the top-level code ${code} (docs/errors.md).` },
+    ]),
+  ) as Record<UserErrorCode, { value: UserErrorCode; description: string }>,
+});
+
+export const UserErrorRef = builder.objectRef<UserErrorShape>('UserError').implement({
+  description:
+    'Something in the input the caller can fix (a field, an id of nothing, a conflict, stock or ' +
+    'price); nothing was written.',
+  fields: (t) => ({
+    code: t.field({
+      type: UserErrorCodeEnum,
+      description: 'Stable code, as in top-level `extensions.code`.',
+      resolve: (error) => error.code,
+    }),
+    field: t.stringList({
+      nullable: true,
+      description:
+        'Path of the input field it is about, e.g. ["input", "items", "0", "quantity"]; null ' +
+        'when it is about the input as a whole.',
+      resolve: (error) => error.field,
+    }),
+    message: t.exposeString('message', { description: 'What is wrong, for a person.' }),
+  }),
+});
+
+/** `input.items[2].sku` → `["input", "items", "2", "sku"]`. */
+export function fieldPath(field: string | undefined): string[] | null {
+  if (field === undefined || field === '') return null;
+  return field
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter((part) => part !== '');
+}
+
+export function userErrorOf(error: GatewayError & { code: UserErrorCode }): UserErrorShape {
+  return { code: error.code, field: fieldPath(error.field), message: error.message };
+}
+
+const USER_ERRORS = Symbol('userErrors');
+type Failed = { [USER_ERRORS]: readonly UserErrorShape[] };
+const NONE: readonly UserErrorShape[] = Object.freeze([]);
+
+function failed(error: unknown): Failed {
+  if (!isUserError(error)) throw error;
+  return { [USER_ERRORS]: [userErrorOf(error)] };
+}
+
+/** A payload type: what a mutation answers (R), with `userErrors`. */
+export type PayloadRef<R> = ObjectRef<BuilderTypes, R>;
+
+type PayloadFields<R> = (t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, R>) => FieldMap;
+
+/**
+ * `<Name>Payload`: the fields that show what the mutation changed (all nullable: null when the
+ * answer is user errors) and `userErrors`.
+ */
+export function definePayload<R extends object>(
+  name: string,
+  options: { description: string; fields: PayloadFields<R> },
+): PayloadRef<R> {
+  return builder.objectRef<R>(name).implement({
+    description: `${options.description} With \`userErrors\` for what the caller can fix.`,
+    fields: (t) => {
+      const own = options.fields(t);
+      for (const ref of Object.values(own) as FieldRef<BuilderTypes>[]) {
+        ref.updateConfig((config) => {
+          const resolve = (config.resolve ?? defaultFieldResolver) as GraphQLFieldResolver<
+            unknown,
+            unknown
+          >;
+          return {
+            ...config,
+            type: { ...config.type, nullable: true },
+            resolve: (parent: unknown, args: unknown, context: unknown, info: never) =>
+              USER_ERRORS in (parent as object) ? null : resolve(parent, args, context, info),
+          } as typeof config;
+        });
+      }
+      return {
+        ...own,
+        userErrors: t.field({
+          type: [UserErrorRef],
+          description:
+            'What the caller can fix in the input (see docs/errors.md, "which is which"); empty ' +
+            'when the mutation was done.',
+          resolve: (parent) => (parent as Partial<Failed>)[USER_ERRORS] ?? NONE,
+        }),
+      };
+    },
+  }) as PayloadRef<R>;
+}
+
+type InputBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>;
+
+/** An input described by its fields: the type is `<Name>Input` unless named. */
+export interface InputFields<Fields extends InputFieldMap> {
+  name?: string;
+  description: string;
+  fields: (t: InputBuilder) => Fields;
+}
+
+/** One mutation: `name(input: <Name>Input!): <payload>`. */
+export interface MutationDescription<I, R> {
+  description: string;
+  payload: PayloadRef<R>;
+  /** Field extensions (`upstreamCalls` for the query cost, src/gateway/query-cost.ts). */
+  extensions?: Record<string, unknown>;
+  /** Judges the input (before any call), writes, and returns what the payload reads. */
+  resolve: (input: I, context: GatewayContext) => R | Promise<R>;
+}
+
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+export function defineMutation<Fields extends InputFieldMap, R extends object>(
+  name: string,
+  description: MutationDescription<InputShapeFromFields<Fields>, R> & {
+    input: InputFields<Fields>;
+  },
+): void;
+/** The same with an input type made elsewhere (one shared by several mutations). */
+export function defineMutation<I, R extends object>(
+  name: string,
+  description: MutationDescription<I, R> & { input: InputObjectRef<BuilderTypes, I> },
+): void;
+export function defineMutation(
+  name: string,
+  description: MutationDescription<never, object> & {
+    input: InputFields<InputFieldMap> | InputObjectRef<BuilderTypes, unknown>;
+  },
+): void {
+  const spec = description.input;
+  const input =
+    spec instanceof InputObjectRef
+      ? spec
+      : builder.inputType(spec.name ?? `${pascal(name)}Input`, {
+          description: spec.description,
+          fields: spec.fields,
+        });
+  const run = description.resolve;
+  builder.mutationField(name, (t) =>
+    t.field({
+      type: description.payload as ObjectRef<BuilderTypes, unknown>,
+      description: description.description,
+      args: { input: t.arg({ type: input, required: true, description: 'What to do.' }) },
+      ...(description.extensions === undefined ? {} : { extensions: description.extensions }),
+      resolve: ((_root: unknown, args: { input: unknown }, context: GatewayContext) => {
+        try {
+          const out = run(args.input as never, context);
+          return out instanceof Promise ? out.catch(failed) : out;
+        } catch (error) {
+          return failed(error);
+        }
+      }) as never,
+    }),
+  );
+}
