@@ -31,7 +31,11 @@ const PaymentRef = builder.objectRef<PaymentShape>('OrderPayment').implement({
   description: 'A payment recorded on an order.',
   fields: (t) => ({
     orderId: t.exposeID('orderId', { description: 'The order (upstream id).' }),
-    method: t.exposeString('method', { description: '`purchase` or `authorize`.' }),
+    method: t.field({
+      type: PaymentMethod,
+      description: 'PURCHASE or AUTHORIZE, as written.',
+      resolve: (p) => p.method as 'purchase' | 'authorize',
+    }),
     orderPayment: t.exposeString('orderPayment', {
       description: 'The order’s payment status now: `paid` or `authorized`.',
     }),

@@ -15,7 +15,7 @@ import { builder } from './builder.ts';
 import { idInput, idKind, judgeId } from './kit/ids.ts';
 import { defineMutation, definePayload } from './kit/mutation.ts';
 import { deletePayload } from './kit/writes.ts';
-import { RulePromotions, StandardPromotions } from './promotion.ts';
+import { PromotionType, RulePromotions, StandardPromotions } from './promotion.ts';
 import { defineCodeWrites } from './promotion-code-mutations.ts';
 import {
   type CurrencyAmount,
@@ -81,22 +81,6 @@ function commonBody(input: CommonInput): JsonObject {
 }
 
 // ---- standard promotions ----------------------------------------------------------------------
-
-const PromotionType = builder.enumType('PromotionType', {
-  description: 'What a standard promotion takes off.',
-  values: {
-    FIXED_DISCOUNT: { value: 'fixed_discount', description: 'An amount off the subtotal.' },
-    PERCENT_DISCOUNT: { value: 'percent_discount', description: 'A percentage of the subtotal.' },
-    ITEM_FIXED_DISCOUNT: {
-      value: 'item_fixed_discount',
-      description: 'An amount off each unit of the target SKUs.',
-    },
-    ITEM_PERCENT_DISCOUNT: {
-      value: 'item_percent_discount',
-      description: 'A percentage off the lines of the target SKUs.',
-    },
-  } as const,
-});
 
 interface StandardInput extends CommonInput {
   promotionType?: string | null;

@@ -321,12 +321,13 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
     },
     fields: (t) => {
       const own: FieldMap = {};
-      for (const [fieldName, { type, nullable, description: about }] of Object.entries(fields)) {
+      for (const [fieldName, declared] of Object.entries(fields)) {
+        const { type, nullable, description: about } = declared;
         if (type === undefined) continue;
         own[fieldName] = t.expose(
           fieldName as never,
           {
-            type,
+            type: declared.shownAs ?? type,
             nullable,
             description: about,
           } as never,

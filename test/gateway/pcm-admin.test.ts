@@ -53,7 +53,7 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
       });
       expect(p.createPcmProduct.product).toMatchObject({
         sku,
-        status: 'live',
+        status: 'LIVE',
         productType: 'standard',
       });
       made[sku] = p.createPcmProduct.product.upstreamId;

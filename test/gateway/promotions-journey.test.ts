@@ -68,7 +68,7 @@ describe('a promotion code from creation to its usage, through the gateway', () 
         },
       )
     ).createPromotion.promotion;
-    expect(promotion).toMatchObject({ name: 'Spring 15', promotionType: 'percent_discount' });
+    expect(promotion).toMatchObject({ name: 'Spring 15', promotionType: 'PERCENT_DISCOUNT' });
     const codes = (
       await run(
         admin,

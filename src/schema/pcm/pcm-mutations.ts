@@ -18,23 +18,13 @@ import {
   judgeSku,
   judgeSlug,
 } from './judges.ts';
-import { PcmHierarchies, PcmNodes, PcmProducts } from './products.ts';
-
-const PcmProductStatus = builder.enumType('PcmProductStatus', {
-  description: 'Whether a product is published with its catalogs.',
-  values: {
-    DRAFT: { value: 'draft', description: 'Not published.' },
-    LIVE: { value: 'live', description: 'Published with the next release of its catalogs.' },
-  },
-});
-
-const CommodityType = builder.enumType('CommodityType', {
-  description: 'Whether a product ships.',
-  values: {
-    PHYSICAL: { value: 'physical', description: 'Shipped.' },
-    DIGITAL: { value: 'digital', description: 'Not shipped.' },
-  },
-});
+import {
+  CommodityType,
+  PcmHierarchies,
+  PcmNodes,
+  PcmProductStatus,
+  PcmProducts,
+} from './products.ts';
 
 const TAG = /^[^\s,]{1,255}$/;
 const judgeTag = (value: string, field: string) => {
