@@ -1,7 +1,7 @@
 /**
  * A promotion's code writes, for either engine (promotion-mutations.ts calls this once per
  * engine): `add…Codes` (1 to MAX_CODES codes, each judged: the code's characters and length,
- * its uses and uses per customer) and `delete…Code`.
+ * the uses it allows and uses per customer) and `delete…Code`.
  */
 
 import type { JsonObject } from '../upstream/client.ts';
@@ -16,7 +16,7 @@ type Engine = typeof StandardPromotions | typeof RulePromotions;
 
 interface CodeInput {
   code: string;
-  uses?: number | null;
+  maxUses?: number | null;
   maxUsesPerShopper?: number | null;
 }
 
@@ -24,7 +24,10 @@ const PromotionCodeInput = builder.inputRef<CodeInput>('PromotionCodeInput').imp
   description: 'A new code of a promotion.',
   fields: (t) => ({
     code: t.string({ required: true, description: '1 to 64 letters, digits, "-", "_" or ".".' }),
-    uses: t.int({ required: false, description: 'Uses it allows; none: unlimited.' }),
+    maxUses: t.int({
+      required: false,
+      description: 'Uses it allows (read back as `maxUses`, with `usesLeft`); none: unlimited.',
+    }),
     maxUsesPerShopper: t.int({ required: false, description: 'Uses per customer.' }),
   }),
 });
@@ -81,7 +84,7 @@ export function defineCodeWrites(name: string, segment: string, engine: Engine):
       const codes = input.codes.map((code, i) => {
         const at = `input.codes[${i}]`;
         const row: JsonObject = { code: judgeCode(code.code, `${at}.code`) };
-        if (code.uses != null) row.uses = judgeCount(code.uses, `${at}.uses`);
+        if (code.maxUses != null) row.uses = judgeCount(code.maxUses, `${at}.maxUses`);
         if (code.maxUsesPerShopper != null) {
           row.max_uses_per_shopper = {
             max_uses: judgeCount(code.maxUsesPerShopper, `${at}.maxUsesPerShopper`),

@@ -63,7 +63,7 @@ function defineEngine<F extends FieldDescriptions>(engine: Engine<F>) {
     fields: {
       promotionId: field.param('promotionId', 'Upstream id of its promotion.'),
       code: field.string('The code shoppers type (matched in any case).'),
-      uses: field.int('Uses left; null: unlimited.', { nullable: true }),
+      usesLeft: field.int('Uses left; null: unlimited.', { from: 'uses', nullable: true }),
       maxUses: field.int('Uses it was created with; null: unlimited.', { nullable: true }),
       maxUsesPerShopper: field.int('Uses one customer may make; null: no such limit.', {
         from: 'max_uses_per_shopper.max_uses',

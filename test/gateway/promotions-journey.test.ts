@@ -73,11 +73,12 @@ describe('a promotion code from creation to its usage, through the gateway', () 
       await run(
         admin,
         `mutation($input: AddPromotionCodesInput!) {
-          addPromotionCodes(input: $input) { codes { code uses maxUses } } }`,
-        { input: { promotionId: promotion.upstreamId, codes: [{ code: 'SPRING15', uses: 1 }] } },
+          addPromotionCodes(input: $input) { codes { code usesLeft maxUses } } }`,
+        { input: { promotionId: promotion.upstreamId, codes: [{ code: 'SPRING15', maxUses: 1 }] } },
       )
     ).addPromotionCodes.codes;
-    expect(codes).toEqual([{ code: 'SPRING15', uses: 1, maxUses: 1 }]);
+    // `maxUses` in, `maxUses` and `usesLeft` out: one name, one meaning.
+    expect(codes).toEqual([{ code: 'SPRING15', usesLeft: 1, maxUses: 1 }]);
 
     // The shopper: a cart of 2 × $40.00 with a $10.00 cart-level custom discount.
     const cartId = (
@@ -171,7 +172,7 @@ describe('a promotion code from creation to its usage, through the gateway', () 
         `query($id: ID!, $since: DateTime!) { promotion(id: $id) {
           usages(first: 10, sortKey: CREATED_AT, filter: { usedOn: { ge: $since } }) {
             totalCount nodes { orderId code customerEmail usedOn anonymized } }
-          codes(first: 5) { nodes { code uses maxUses } } } }`,
+          codes(first: 5) { nodes { code usesLeft maxUses } } } }`,
         { id: promotion.upstreamId, since },
       )
     ).promotion;
@@ -182,7 +183,7 @@ describe('a promotion code from creation to its usage, through the gateway', () 
       customerEmail: 'guest@example.com',
       anonymized: false,
     });
-    expect(usages.codes.nodes).toEqual([{ code: 'SPRING15', uses: 0, maxUses: 1 }]);
+    expect(usages.codes.nodes).toEqual([{ code: 'SPRING15', usesLeft: 0, maxUses: 1 }]);
 
     // The code is spent: another cart is refused it with a coded error, and is unchanged.
     const other = (

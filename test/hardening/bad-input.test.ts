@@ -1437,8 +1437,8 @@ function buildCases(): Case[] {
     ['no codes', { codes: [] }],
     ['101 codes', { codes: Array.from({ length: 101 }, (_, i) => ({ code: `C${i}` })) }],
     ['a code with a space', { codes: [{ code: 'A B' }] }],
-    ['uses 0', { codes: [{ code: 'A', uses: 0 }] }],
-    ['uses above a billion', { codes: [{ code: 'A', uses: 1_000_000_001 }] }],
+    ['maxUses 0', { codes: [{ code: 'A', maxUses: 0 }] }],
+    ['maxUses above a billion', { codes: [{ code: 'A', maxUses: 1_000_000_001 }] }],
     ['per-shopper uses 0', { codes: [{ code: 'A', maxUsesPerShopper: 0 }] }],
     ['promotion id not a uuid', { promotionId: '1 OR 1=1' }],
   ] as const) {
