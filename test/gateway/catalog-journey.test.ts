@@ -154,7 +154,7 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
   });
 
   it('publishes a web catalog and an app catalog with a rule for the app channel', async () => {
-    const catalog = `mutation($i: CreateCatalogInput!) { createCatalog(input: $i) { catalog { upstreamId } } }`;
+    const catalog = `mutation($i: CreateCatalogInput!) { createPcmCatalog(input: $i) { catalog { upstreamId } } }`;
     made.webCatalog = (
       await admin(catalog, {
         i: {
@@ -163,7 +163,7 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
           priceBooks: [{ priceBookId: made.web, priority: 1 }],
         },
       })
-    ).createCatalog.catalog.upstreamId;
+    ).createPcmCatalog.catalog.upstreamId;
     made.appCatalog = (
       await admin(catalog, {
         i: {
@@ -172,17 +172,17 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
           priceBooks: [{ priceBookId: made.app, priority: 1 }],
         },
       })
-    ).createCatalog.catalog.upstreamId;
+    ).createPcmCatalog.catalog.upstreamId;
     await admin(
       'mutation($c: ID!) { createCatalogRule(input: { name: "app", catalogId: $c, channels: ["app"] }) { rule { name } } }',
       { c: made.appCatalog },
     );
     for (const c of [made.webCatalog, made.appCatalog]) {
       const published = await admin(
-        'mutation($c: ID!) { publishCatalog(input: { catalogId: $c }) { release { status } } }',
+        'mutation($c: ID!) { publishPcmCatalog(input: { catalogId: $c }) { release { status } } }',
         { c },
       );
-      expect(published.publishCatalog.release.status).toBe('PUBLISHED');
+      expect(published.publishPcmCatalog.release.status).toBe('PUBLISHED');
     }
   });
 

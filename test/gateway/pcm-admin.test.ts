@@ -188,7 +188,7 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
 
   it('creates a catalog and a rule for a channel, and publishes it', async () => {
     const catalog = await ok(
-      `mutation($i: CreateCatalogInput!) { createCatalog(input: $i) { catalog { upstreamId hierarchyIds priceBooks { priceBookId priority } } } }`,
+      `mutation($i: CreateCatalogInput!) { createPcmCatalog(input: $i) { catalog { upstreamId hierarchyIds priceBooks { priceBookId priority } } } }`,
       {
         i: {
           name: 'Mobile',
@@ -197,8 +197,8 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
         },
       },
     );
-    made.catalog = catalog.createCatalog.catalog.upstreamId;
-    expect(catalog.createCatalog.catalog).toMatchObject({
+    made.catalog = catalog.createPcmCatalog.catalog.upstreamId;
+    expect(catalog.createPcmCatalog.catalog).toMatchObject({
       hierarchyIds: [made.hierarchy],
       priceBooks: [{ priceBookId: made.book, priority: 2 }],
     });
@@ -213,10 +213,10 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
       tags: [],
     });
     const published = await ok(
-      `mutation($c: ID!) { publishCatalog(input: { catalogId: $c }) { release { upstreamId catalogId status totalProducts } } }`,
+      `mutation($c: ID!) { publishPcmCatalog(input: { catalogId: $c }) { release { upstreamId catalogId status totalProducts } } }`,
       { c: made.catalog },
     );
-    expect(published.publishCatalog.release).toMatchObject({
+    expect(published.publishPcmCatalog.release).toMatchObject({
       catalogId: made.catalog,
       status: 'PUBLISHED',
     });
@@ -339,9 +339,14 @@ describe('the merchandiser’s input is judged before any upstream call', () => 
       },
       'input.sales[0].id',
     ],
-    ['createCatalog', 'CreateCatalogInput', { name: 'c', hierarchyIds: [] }, 'input.hierarchyIds'],
     [
-      'createCatalog',
+      'createPcmCatalog',
+      'CreateCatalogInput',
+      { name: 'c', hierarchyIds: [] },
+      'input.hierarchyIds',
+    ],
+    [
+      'createPcmCatalog',
       'CreateCatalogInput',
       {
         name: 'c',
@@ -390,11 +395,11 @@ describe('the merchandiser’s input is judged before any upstream call', () => 
     });
   }
 
-  it('refuses publishCatalog with a bad id before any call', async () => {
+  it('refuses publishPcmCatalog with a bad id before any call', async () => {
     const result = await stack.graphql(
-      'mutation { publishCatalog(input: { catalogId: "x" }) { userErrors { code field message } } }',
+      'mutation { publishPcmCatalog(input: { catalogId: "x" }) { userErrors { code field message } } }',
     );
-    expect(userError(result.body, 'publishCatalog')).toMatchObject({
+    expect(userError(result.body, 'publishPcmCatalog')).toMatchObject({
       code: 'BAD_USER_INPUT',
       field: 'input.catalogId',
       message: 'input.catalogId must be a Catalog id or its upstreamId (the upstreamId is a uuid)',

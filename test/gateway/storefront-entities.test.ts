@@ -49,7 +49,7 @@ describe('the storefront catalog', () => {
     ).toBeLessThan(300);
     for (const catalog of setup.pcmCatalogs.nodes) {
       await ok(
-        'mutation($c: ID!) { publishCatalog(input: { catalogId: $c }) { release { status } } }',
+        'mutation($c: ID!) { publishPcmCatalog(input: { catalogId: $c }) { release { status } } }',
         {
           c: catalog.upstreamId,
         },

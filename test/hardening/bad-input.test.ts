@@ -1063,7 +1063,7 @@ function buildCases(): Case[] {
     sku: 'S-1',
     currencies: [{ currency: 'USD', amount: 100 }],
   });
-  const catalog = pcm('createCatalog', 'CreateCatalogInput', { name: 'c', hierarchyIds: [U] });
+  const catalog = pcm('createPcmCatalog', 'CreateCatalogInput', { name: 'c', hierarchyIds: [U] });
   const rule = pcm('createCatalogRule', 'CreateCatalogRuleInput', { name: 'r', catalogId: U });
   const stock = pcm('setStock', 'SetStockInput', { productId: U, quantity: 1 });
   const many = (n: number, make: (i: number) => unknown) =>
@@ -1148,7 +1148,7 @@ function buildCases(): Case[] {
     ],
     [
       'publish a catalog that is not a uuid',
-      gql('mutation { publishCatalog(input: { catalogId: "x/../y" }) { __typename } }'),
+      gql('mutation { publishPcmCatalog(input: { catalogId: "x/../y" }) { __typename } }'),
     ],
   ] as const) {
     add({ name: `catalog write: ${what}`, request, code: 'BAD_USER_INPUT' });

@@ -200,10 +200,10 @@ defineWrites({
   },
   collection: () => ['/pcm', 'catalogs'],
   item: (_params, id) => ['/pcm', 'catalogs', id],
-  create: { field: 'createCatalog', description: 'Creates a catalog (publish it to show it).' },
-  update: { field: 'updateCatalog', description: 'Changes a catalog; its releases stay.' },
+  create: { field: 'createPcmCatalog', description: 'Creates a catalog (publish it to show it).' },
+  update: { field: 'updatePcmCatalog', description: 'Changes a catalog; its releases stay.' },
   delete: {
-    field: 'deleteCatalog',
+    field: 'deletePcmCatalog',
     description: 'Deletes a catalog with its releases (DELETE /pcm/catalogs/{id}).',
   },
 });
@@ -251,7 +251,7 @@ defineWrites({
 
 const releasePayload = payloadOf(CatalogReleases, 'release', 'The release and its status.');
 
-defineMutation('publishCatalog', {
+defineMutation('publishPcmCatalog', {
   description:
     'Publishes a catalog: a new release snapshots its live products, hierarchies and prices ' +
     '(the newest three releases are kept). `release.status` says whether it is published.',
