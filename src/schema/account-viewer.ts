@@ -12,8 +12,9 @@ import { Accounts } from './account.ts';
 import { AccountMembers, AccountMemberships } from './account-member.ts';
 import { builder } from './builder.ts';
 import { signInRefused, ViewerRef } from './customer.ts';
-import { idInput, idKind, judgeId } from './kit/ids.ts';
-import { defineMutation, definePayload } from './kit/mutation.ts';
+import { idKind } from './kit/ids.ts';
+import { defineMutation, definePayload, type IdFields } from './kit/mutation.ts';
+import { answerPayload, defineDelete, writeAnswer } from './kit/writes.ts';
 import type { ShapeOfResource } from './resource.ts';
 import { judgeNonEmpty, readString, unusable } from './rows.ts';
 
@@ -50,17 +51,6 @@ builder.objectFields(ViewerRef, (t) => ({
 // ---- signing in ------------------------------------------------------------------------------
 
 const MAX_SECRET = 1024;
-
-const CreateAccountMemberTokenInput = builder.inputType('CreateAccountMemberTokenInput', {
-  description:
-    'An account member’s credentials in a password profile of the account-authentication ' +
-    'realm. The password is never logged nor echoed.',
-  fields: (t) => ({
-    passwordProfileId: idInput(t, idKind('PasswordProfile', false), 'The password profile'),
-    username: t.string({ required: true, description: 'The member’s username (often an email).' }),
-    password: t.string({ required: true, description: 'The member’s password.' }),
-  }),
-});
 
 interface AccountTokenShape {
   accountId: string;
@@ -128,14 +118,21 @@ defineMutation('createAccountMemberToken', {
     'Signs an account member in by password (POST /v2/account-members/tokens); works with an ' +
     'implicit token. A wrong username, password or password profile is INVALID_CREDENTIALS, ' +
     'without saying which; a refused bearer token stays UNAUTHENTICATED.',
-  input: CreateAccountMemberTokenInput,
+  ids: { passwordProfileId: [idKind('PasswordProfile', false), 'The password profile'] },
+  input: {
+    description:
+      'An account member’s credentials in a password profile of the account-authentication ' +
+      'realm. The password is never logged nor echoed.',
+    fields: (t) => ({
+      username: t.string({
+        required: true,
+        description: 'The member’s username (often an email).',
+      }),
+      password: t.string({ required: true, description: 'The member’s password.' }),
+    }),
+  },
   payload: CreateAccountMemberTokenPayload,
-  resolve: async (input, context) => {
-    const profile = judgeId(
-      input.passwordProfileId,
-      'input.passwordProfileId',
-      idKind('PasswordProfile', false),
-    );
+  resolve: async (input, context, { passwordProfileId: profile }) => {
     const username = judgeNonEmpty(input.username, 'input.username');
     const password = judgeSecret(input.password, 'input.password');
     const response = await context
@@ -177,90 +174,39 @@ defineMutation('createAccountMemberToken', {
 
 type MembershipShape = ShapeOfResource<typeof AccountMemberships>;
 
-const MembershipInput = builder.inputType('CreateAccountMembershipInput', {
-  description: 'An account member to add to an account.',
-  fields: (t) => ({
-    accountId: idInput(t, idKind('Account'), 'The account'),
-    accountMemberId: idInput(t, idKind('AccountMember'), 'The account member'),
-  }),
-});
-
-const DeleteMembershipInput = builder.inputType('DeleteAccountMembershipInput', {
-  description: 'A membership to end.',
-  fields: (t) => ({
-    accountId: idInput(t, idKind('Account'), 'The account'),
-    membershipId: idInput(t, idKind('AccountMembership'), 'The membership'),
-  }),
-});
-
-const MembershipPayload = definePayload<{ membership: () => MembershipShape }>(
-  'CreateAccountMembershipPayload',
-  {
-    description: 'The membership that was created.',
-    fields: (t) => ({
-      membership: t.field({
-        type: AccountMemberships.ref,
-        nullable: true,
-        description:
-          'The membership as stored (null, with a WRITE_COMMITTED error, when the write ' +
-          'happened but its answer was unusable).',
-        resolve: (result) => result.membership(),
-      }),
-    }),
-  },
-);
-
-const DeleteMembershipPayload = definePayload<{ deletedId: string }>(
-  'DeleteAccountMembershipPayload',
-  {
-    description: 'The id of the membership that was ended.',
-    fields: (t) => ({
-      deletedId: t.exposeID('deletedId', {
-        description: 'Upstream id of the membership.',
-      }),
-    }),
-  },
-);
+const ACCOUNT_IDS = {
+  accountId: [idKind('Account'), 'The account'],
+} as const satisfies IdFields<'accountId'>;
 
 defineMutation('createAccountMembership', {
   description:
     'Lets an account member buy for an account (POST /v2/accounts/{id}/account-memberships); ' +
     'a member already in the account is CONFLICT.',
-  input: MembershipInput,
-  payload: MembershipPayload,
-  resolve: async (input, context) => {
-    const accountId = judgeId(input.accountId, 'input.accountId', idKind('Account'));
-    const memberId = judgeId(
-      input.accountMemberId,
-      'input.accountMemberId',
-      idKind('AccountMember'),
-    );
-    const response = await context.write({
-      method: 'POST',
-      segments: ['accounts', accountId, 'account-memberships'],
-      body: { data: { type: 'account_membership', account_member_id: memberId } },
-    });
-    return {
-      membership: () => AccountMemberships.read(expectResource(response), { accountId }),
-    };
-  },
+  ids: { ...ACCOUNT_IDS, accountMemberId: [idKind('AccountMember'), 'The account member'] },
+  input: { description: 'An account member to add to an account.' },
+  payload: answerPayload<MembershipShape>('CreateAccountMembershipPayload', {
+    description: 'The membership that was created.',
+    field: 'membership',
+    type: AccountMemberships.ref,
+  }),
+  resolve: (_input, context, { accountId, accountMemberId }) =>
+    writeAnswer(
+      context,
+      {
+        method: 'POST',
+        segments: ['accounts', accountId, 'account-memberships'],
+        body: { data: { type: 'account_membership', account_member_id: accountMemberId } },
+      },
+      (response) => AccountMemberships.read(expectResource(response), { accountId }),
+    ),
 });
 
-defineMutation('deleteAccountMembership', {
+defineDelete('deleteAccountMembership', {
   description: 'Ends a membership (DELETE /v2/accounts/{id}/account-memberships/{id}).',
-  input: DeleteMembershipInput,
-  payload: DeleteMembershipPayload,
-  resolve: async (input, context) => {
-    const accountId = judgeId(input.accountId, 'input.accountId', idKind('Account'));
-    const membershipId = judgeId(
-      input.membershipId,
-      'input.membershipId',
-      idKind('AccountMembership'),
-    );
-    await context.write({
-      method: 'DELETE',
-      segments: ['accounts', accountId, 'account-memberships', membershipId],
-    });
-    return { deletedId: membershipId };
-  },
+  what: 'membership',
+  ids: { ...ACCOUNT_IDS, membershipId: [idKind('AccountMembership'), 'The membership'] },
+  deleted: 'membershipId',
+  request: ({ accountId, membershipId }) => ({
+    segments: ['accounts', accountId, 'account-memberships', membershipId],
+  }),
 });

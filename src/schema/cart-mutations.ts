@@ -4,14 +4,13 @@
  * before any call; the payloads read the cart after the write (cart-write.ts).
  */
 
-import type { JsonObject } from '../upstream/client.ts';
-import { expectResource } from '../upstream/client.ts';
+import { expectResource, type JsonObject, type UpstreamRequest } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
 import { builder } from './builder.ts';
 import { CartRef, type CartShape, toCart } from './cart.ts';
-import { cartChangePayload, cartIdField, cartItemIdField, writeItems } from './cart-write.ts';
-import { idKind, judgeId } from './kit/ids.ts';
-import { defineMutation, definePayload } from './kit/mutation.ts';
+import { CART_IDS, CART_ITEM_IDS, cartChangePayload, writeItems } from './cart-write.ts';
+import { defineMutation } from './kit/mutation.ts';
+import { answerPayload, defineDelete, writeAnswer } from './kit/writes.ts';
 import { judgeLineTotal } from './money.ts';
 import { judgeNonEmpty } from './rows.ts';
 
@@ -38,42 +37,33 @@ function judgeOptional(value: string | null | undefined, field: string): string 
 
 // createCart ----------------------------------------------------------------------------------
 
-const CreateCartInput = builder.inputType('CreateCartInput', {
-  description: 'A new cart. With a customer token (X-Moltin-Customer-Token) it is theirs.',
-  fields: (t) => ({
-    name: t.string({ required: true, description: 'Cart name.' }),
-    description: t.string({ required: false, description: 'Cart description.' }),
-    customDiscountsEnabled: t.boolean({
-      required: false,
-      description: 'Whether custom discounts may be applied; default: the store’s cart setting.',
-    }),
-    currency: t.string({
-      required: false,
-      description:
-        'ISO 4217 code, sent as the v2 currency header (X-Moltin-Currency); default the store’s.',
-    }),
-  }),
-});
-
-const CreateCartPayload = definePayload<{ cart: () => CartShape }>('CreateCartPayload', {
-  description: 'The cart that was created.',
-  fields: (t) => ({
-    cart: t.field({
-      type: CartRef,
-      nullable: true,
-      description:
-        'The new cart (empty, totals zero); null, with a WRITE_COMMITTED error, when it was ' +
-        'created but the answer was unusable.',
-      resolve: (payload) => payload.cart(),
-    }),
-  }),
-});
-
 defineMutation('createCart', {
   description: 'Creates a cart (POST /v2/carts).',
-  input: CreateCartInput,
-  payload: CreateCartPayload,
-  resolve: async (input, context) => {
+  input: {
+    description: 'A new cart. With a customer token (X-Moltin-Customer-Token) it is theirs.',
+    fields: (t) => ({
+      name: t.string({ required: true, description: 'Cart name.' }),
+      description: t.string({ required: false, description: 'Cart description.' }),
+      customDiscountsEnabled: t.boolean({
+        required: false,
+        description: 'Whether custom discounts may be applied; default: the store’s cart setting.',
+      }),
+      currency: t.string({
+        required: false,
+        description:
+          'ISO 4217 code, sent as the v2 currency header (X-Moltin-Currency); default the store’s.',
+      }),
+    }),
+  },
+  payload: answerPayload<CartShape>('CreateCartPayload', {
+    description: 'The cart that was created.',
+    field: 'cart',
+    type: CartRef,
+    about:
+      'The new cart (empty, totals zero); null, with a WRITE_COMMITTED error, when it was ' +
+      'created but the answer was unusable.',
+  }),
+  resolve: (input, context) => {
     const currency = input.currency ?? undefined;
     if (currency !== undefined && !CURRENCY.test(currency)) {
       throw new BadUserInputError('input.currency must be a 3-letter ISO 4217 code', {
@@ -89,13 +79,13 @@ defineMutation('createCart', {
     if (input.customDiscountsEnabled !== null && input.customDiscountsEnabled !== undefined) {
       data.discount_settings = { custom_discounts_enabled: input.customDiscountsEnabled };
     }
-    const response = await context.write({
+    const request: UpstreamRequest = {
       method: 'POST',
       segments: ['carts'],
       body: { data },
       ...(currency ? { headers: { 'x-moltin-currency': currency.toUpperCase() } } : {}),
-    });
-    return { cart: () => toCart(expectResource(response), new Map()) };
+    };
+    return writeAnswer(context, request, (response) => toCart(expectResource(response), new Map()));
   },
 });
 
@@ -115,29 +105,21 @@ const CustomItemPriceInput = builder.inputType('CustomItemPriceInput', {
   }),
 });
 
-const AddCartCustomItemInput = builder.inputType('AddCartCustomItemInput', {
-  description: 'A custom item (not from a catalog) to add to a cart.',
-  fields: (t) => ({
-    ...cartIdField(t),
-    name: t.string({ required: true, description: 'Item name.' }),
-    sku: t.string({ required: true, description: 'Stock keeping unit.' }),
-    description: t.string({ required: false, description: 'Item description.' }),
-    quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
-    price: t.field({ type: CustomItemPriceInput, required: true, description: 'Unit price.' }),
-  }),
-});
-
-const AddCartCustomItemPayload = cartChangePayload(
-  'AddCartCustomItemPayload',
-  'The cart with the new item.',
-);
-
 defineMutation('addCartCustomItem', {
   description: 'Adds a custom item to a cart (POST /v2/carts/{cartID}/items).',
-  input: AddCartCustomItemInput,
-  payload: AddCartCustomItemPayload,
-  resolve: (input, context) => {
-    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
+  ids: CART_IDS,
+  input: {
+    description: 'A custom item (not from a catalog) to add to a cart.',
+    fields: (t) => ({
+      name: t.string({ required: true, description: 'Item name.' }),
+      sku: t.string({ required: true, description: 'Stock keeping unit.' }),
+      description: t.string({ required: false, description: 'Item description.' }),
+      quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
+      price: t.field({ type: CustomItemPriceInput, required: true, description: 'Unit price.' }),
+    }),
+  },
+  payload: cartChangePayload('AddCartCustomItemPayload', 'The cart with the new item.'),
+  resolve: (input, context, { cartId }) => {
     if (input.price.amount < 0) {
       throw new BadUserInputError('input.price.amount must not be negative', {
         field: 'input.price.amount',
@@ -165,84 +147,42 @@ defineMutation('addCartCustomItem', {
   },
 });
 
-const UpdateCartItemInput = builder.inputType('UpdateCartItemInput', {
-  description: 'A new quantity for a cart item; 0 removes it.',
-  fields: (t) => ({
-    ...cartIdField(t),
-    ...cartItemIdField(t),
-    quantity: t.int({ required: true, description: `Units, 0 (remove) to ${MAX_QUANTITY}.` }),
-  }),
-});
-
-const UpdateCartItemPayload = cartChangePayload(
-  'UpdateCartItemPayload',
-  'The cart after the change.',
-);
-
 defineMutation('updateCartItem', {
   description: 'Changes the quantity of a cart item (PUT /v2/carts/{cartID}/items/{itemID}).',
-  input: UpdateCartItemInput,
-  payload: UpdateCartItemPayload,
-  resolve: (input, context) => {
-    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
-    const itemId = judgeId(input.cartItemId, 'input.cartItemId', idKind('CartItem', false));
+  ids: CART_ITEM_IDS,
+  input: {
+    description: 'A new quantity for a cart item; 0 removes it.',
+    fields: (t) => ({
+      quantity: t.int({ required: true, description: `Units, 0 (remove) to ${MAX_QUANTITY}.` }),
+    }),
+  },
+  payload: cartChangePayload('UpdateCartItemPayload', 'The cart after the change.'),
+  resolve: (input, context, { cartId, cartItemId }) => {
     const quantity = judgeQuantity(input.quantity, 'input.quantity', 0);
     return writeItems(context, cartId, {
       method: 'PUT',
-      segments: ['carts', cartId, 'items', itemId],
+      segments: ['carts', cartId, 'items', cartItemId],
       body: { data: { type: 'cart_item', quantity } },
     });
   },
 });
 
-const RemoveCartItemInput = builder.inputType('RemoveCartItemInput', {
-  description: 'The cart item to remove (its custom discounts go with it).',
-  fields: (t) => ({
-    ...cartIdField(t),
-    ...cartItemIdField(t),
-  }),
-});
-
-const RemoveCartItemPayload = cartChangePayload(
-  'RemoveCartItemPayload',
-  'The cart without the item.',
-);
-
 defineMutation('removeCartItem', {
   description: 'Removes an item from a cart (DELETE /v2/carts/{cartID}/items/{itemID}).',
-  input: RemoveCartItemInput,
-  payload: RemoveCartItemPayload,
-  resolve: (input, context) => {
-    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
-    const itemId = judgeId(input.cartItemId, 'input.cartItemId', idKind('CartItem', false));
-    return writeItems(context, cartId, {
+  ids: CART_ITEM_IDS,
+  input: { description: 'The cart item to remove (its custom discounts go with it).' },
+  payload: cartChangePayload('RemoveCartItemPayload', 'The cart without the item.'),
+  resolve: (_input, context, { cartId, cartItemId }) =>
+    writeItems(context, cartId, {
       method: 'DELETE',
-      segments: ['carts', cartId, 'items', itemId],
-    });
-  },
+      segments: ['carts', cartId, 'items', cartItemId],
+    }),
 });
 
-// deleteCart ----------------------------------------------------------------------------------
-
-const DeleteCartInput = builder.inputType('DeleteCartInput', {
-  description: 'The cart to delete, with its items and discounts.',
-  fields: cartIdField,
-});
-
-const DeleteCartPayload = definePayload<{ deletedId: string }>('DeleteCartPayload', {
-  description: 'The id of the cart that was deleted.',
-  fields: (t) => ({
-    deletedId: t.exposeID('deletedId', { description: 'Upstream id of the cart.' }),
-  }),
-});
-
-defineMutation('deleteCart', {
+defineDelete('deleteCart', {
   description: 'Deletes a cart (DELETE /v2/carts/{cartID}); its orders stay.',
-  input: DeleteCartInput,
-  payload: DeleteCartPayload,
-  resolve: async (input, context) => {
-    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
-    await context.write({ method: 'DELETE', segments: ['carts', cartId] });
-    return { deletedId: cartId };
-  },
+  what: 'cart (with its items and discounts)',
+  ids: CART_IDS,
+  deleted: 'cartId',
+  request: ({ cartId }) => ({ segments: ['carts', cartId] }),
 });

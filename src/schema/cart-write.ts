@@ -14,20 +14,24 @@ import type { GatewayContext } from '../upstream/session.ts';
 import type { builder } from './builder.ts';
 import { CartRef, type CartShape, fetchCart } from './cart.ts';
 import { toCartItems } from './cart-item.ts';
-import { idInput, idKind } from './kit/ids.ts';
-import { definePayload } from './kit/mutation.ts';
+import { idKind } from './kit/ids.ts';
+import { definePayload, type IdFields } from './kit/mutation.ts';
 
 export type InputFieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
 
-/** `cartId`, the first field of every cart write's input. */
-export const cartIdField = (t: InputFieldBuilder) => ({
-  cartId: idInput(t, idKind('Cart', true, 'cart'), 'The cart'),
-});
+/** A cart: its id is caller-chosen in production (letters, digits, `-`, `_`), not a uuid. */
+export const CART = idKind('Cart', true, 'cart');
+/** A cart item is no Node: its id is the upstream one only. */
+export const CART_ITEM = idKind('CartItem', false);
 
-/** `cartItemId`, beside `cartId` in the input of a write on one item. */
-export const cartItemIdField = (t: InputFieldBuilder) => ({
-  cartItemId: idInput(t, idKind('CartItem', false), 'The cart item'),
-});
+/** `cartId`, the first id of every cart write's input. */
+export const CART_IDS = { cartId: [CART, 'The cart'] } as const satisfies IdFields<'cartId'>;
+
+/** `cartId` and `cartItemId`: the ids of a write on one item. */
+export const CART_ITEM_IDS = {
+  ...CART_IDS,
+  cartItemId: [CART_ITEM, 'The cart item'],
+} as const satisfies IdFields<'cartId' | 'cartItemId'>;
 
 export interface CartChange {
   cartId: string;

@@ -164,14 +164,6 @@ function blamesToken(detail: string | undefined): boolean {
   return detail !== undefined && /\btoken\b|\bauthori[sz]ation\b/i.test(detail);
 }
 
-const CreateCustomerTokenInput = builder.inputType('CreateCustomerTokenInput', {
-  description: 'A customer’s credentials. The password is never logged nor echoed.',
-  fields: (t) => ({
-    email: t.string({ required: true, description: 'The customer’s email.' }),
-    password: t.string({ required: true, description: 'The customer’s password.' }),
-  }),
-});
-
 interface CustomerTokenShape {
   token: string;
   expiresAt: string;
@@ -211,7 +203,13 @@ defineMutation('createCustomerToken', {
     'Signs a customer in (POST /v2/customers/tokens); works with a read-only (implicit) ' +
     'token. A wrong email or password is INVALID_CREDENTIALS, without saying which; a ' +
     'refused bearer token stays UNAUTHENTICATED.',
-  input: CreateCustomerTokenInput,
+  input: {
+    description: 'A customer’s credentials. The password is never logged nor echoed.',
+    fields: (t) => ({
+      email: t.string({ required: true, description: 'The customer’s email.' }),
+      password: t.string({ required: true, description: 'The customer’s password.' }),
+    }),
+  },
   payload: CreateCustomerTokenPayload,
   resolve: async (input, context) => {
     const email = judgeNonEmpty(input.email, 'input.email');

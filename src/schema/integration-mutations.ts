@@ -5,13 +5,13 @@
  * key bounded. The secret key is written, never read back.
  */
 
-import { expectResource, type JsonObject } from '../upstream/client.ts';
+import { expectResource, type JsonObject, type UpstreamResponse } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
-import { builder } from './builder.ts';
 import type { InputFieldBuilder } from './cart-write.ts';
 import { Integrations } from './integration.ts';
-import { idInput, idKind, judgeId } from './kit/ids.ts';
-import { defineMutation, definePayload } from './kit/mutation.ts';
+import { idKind } from './kit/ids.ts';
+import { defineMutation, type IdFields } from './kit/mutation.ts';
+import { answerPayload, defineDelete, writeAnswer } from './kit/writes.ts';
 import type { ShapeOfResource } from './resource.ts';
 import { judgeNonEmpty } from './rows.ts';
 
@@ -132,91 +132,56 @@ const valueFields = (t: InputFieldBuilder, creating: boolean) => ({
   }),
 });
 
-const CreateInput = builder.inputRef<IntegrationValues>('CreateIntegrationInput').implement({
-  description: 'A new webhook integration.',
-  fields: (t) => valueFields(t, true),
-});
-const UpdateInput = builder
-  .inputRef<IntegrationValues & { integrationId: string }>('UpdateIntegrationInput')
-  .implement({
-    description: 'A change to an integration; fields left out stay as they are (the secret too).',
-    fields: (t) => ({
-      integrationId: idInput(t, idKind('Integration'), 'The integration'),
-      ...valueFields(t, false),
-    }),
-  });
-const DeleteInput = builder
-  .inputRef<{ integrationId: string }>('DeleteIntegrationInput')
-  .implement({
-    description: 'The integration to delete, with its jobs and logs.',
-    fields: (t) => ({
-      integrationId: idInput(t, idKind('Integration'), 'The integration'),
-    }),
-  });
+const INTEGRATION_IDS = {
+  integrationId: [idKind('Integration'), 'The integration'],
+} as const satisfies IdFields<'integrationId'>;
 
-function payload(name: string, description: string) {
-  return definePayload<{ integration: () => IntegrationShape }>(name, {
+const readIntegration = (response: UpstreamResponse): IntegrationShape =>
+  Integrations.read(expectResource(response));
+
+const payload = (name: string, description: string) =>
+  answerPayload<IntegrationShape>(name, {
     description,
-    fields: (t) => ({
-      integration: t.field({
-        type: Integrations.ref,
-        nullable: true,
-        description:
-          'The integration as stored (null, with a WRITE_COMMITTED error, when the write ' +
-          'happened but its answer was unusable).',
-        resolve: (result) => result.integration(),
-      }),
-    }),
+    field: 'integration',
+    type: Integrations.ref,
   });
-}
-
-const CreatePayload = payload('CreateIntegrationPayload', 'The integration that was created.');
-const UpdatePayload = payload('UpdateIntegrationPayload', 'The integration after the change.');
-const DeletePayload = definePayload<{ deletedId: string }>('DeleteIntegrationPayload', {
-  description: 'The id of the integration that was deleted.',
-  fields: (t) => ({
-    deletedId: t.exposeID('deletedId', {
-      description: 'Upstream id of the integration.',
-    }),
-  }),
-});
 
 defineMutation('createIntegration', {
   description: 'Creates a webhook integration (POST /v2/integrations).',
-  input: CreateInput,
-  payload: CreatePayload,
-  resolve: async (input, context) => {
-    const response = await context.write({
-      method: 'POST',
-      segments: ['integrations'],
-      body: { data: integrationBody(input, true) },
-    });
-    return { integration: () => Integrations.read(expectResource(response)) };
-  },
+  input: { description: 'A new webhook integration.', fields: (t) => valueFields(t, true) },
+  payload: payload('CreateIntegrationPayload', 'The integration that was created.'),
+  resolve: (input, context) =>
+    writeAnswer(
+      context,
+      { method: 'POST', segments: ['integrations'], body: { data: integrationBody(input, true) } },
+      readIntegration,
+    ),
 });
 
 defineMutation('updateIntegration', {
   description: 'Changes an integration (PUT /v2/integrations/{id}).',
-  input: UpdateInput,
-  payload: UpdatePayload,
-  resolve: async (input, context) => {
-    const id = judgeId(input.integrationId, 'input.integrationId', idKind('Integration'));
-    const response = await context.write({
-      method: 'PUT',
-      segments: ['integrations', id],
-      body: { data: integrationBody(input, false) },
-    });
-    return { integration: () => Integrations.read(expectResource(response)) };
+  ids: INTEGRATION_IDS,
+  input: {
+    description: 'A change to an integration; fields left out stay as they are (the secret too).',
+    fields: (t) => valueFields(t, false),
   },
+  payload: payload('UpdateIntegrationPayload', 'The integration after the change.'),
+  resolve: (input, context, { integrationId }) =>
+    writeAnswer(
+      context,
+      {
+        method: 'PUT',
+        segments: ['integrations', integrationId],
+        body: { data: integrationBody(input, false) },
+      },
+      readIntegration,
+    ),
 });
 
-defineMutation('deleteIntegration', {
+defineDelete('deleteIntegration', {
   description: 'Deletes an integration with its jobs and logs (DELETE /v2/integrations/{id}).',
-  input: DeleteInput,
-  payload: DeletePayload,
-  resolve: async (input, context) => {
-    const id = judgeId(input.integrationId, 'input.integrationId', idKind('Integration'));
-    await context.write({ method: 'DELETE', segments: ['integrations', id] });
-    return { deletedId: id };
-  },
+  what: 'integration (with its jobs and logs)',
+  ids: INTEGRATION_IDS,
+  deleted: 'integrationId',
+  request: ({ integrationId }) => ({ segments: ['integrations', integrationId] }),
 });

@@ -7,7 +7,7 @@ import { isJsonObject } from '../upstream/client.ts';
 import { isGatewayError, OutOfStockError } from '../upstream/errors.ts';
 import { builder } from './builder.ts';
 import { money } from './catalog/product-fields.ts';
-import { idInput, idKind, judgeId } from './kit/ids.ts';
+import { idKind } from './kit/ids.ts';
 import { defineMutation, definePayload } from './kit/mutation.ts';
 import { MoneyRef } from './money.ts';
 import type { MoneyShape } from './rows.ts';
@@ -60,7 +60,6 @@ defineMutation('payOrder', {
   input: {
     description: 'The order and how it was paid.',
     fields: (t) => ({
-      orderId: idInput(t, ORDER, 'The order'),
       method: t.field({
         type: PaymentMethod,
         required: false,
@@ -69,9 +68,9 @@ defineMutation('payOrder', {
       }),
     }),
   },
+  ids: { orderId: [ORDER, 'The order'] },
   payload: PayOrderPayload,
-  resolve: async (input, context) => {
-    const orderId = judgeId(input.orderId, 'input.orderId', ORDER);
+  resolve: async (input, context, { orderId }) => {
     let response: Awaited<ReturnType<typeof context.write>>;
     try {
       response = await context.write({

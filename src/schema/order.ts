@@ -5,8 +5,10 @@ import { BadUserInputError } from '../upstream/errors.ts';
 import { ACCOUNT_TOKEN_HEADER, CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
-import { idInput, idKind, judgeId, optionalIdInput } from './kit/ids.ts';
-import { defineMutation, definePayload } from './kit/mutation.ts';
+import { CART_IDS } from './cart-write.ts';
+import { idKind, judgeId, optionalIdInput } from './kit/ids.ts';
+import { defineMutation } from './kit/mutation.ts';
+import { answerPayload, writeAnswer } from './kit/writes.ts';
 import { CartTotalsRef, type CartTotalsShape, MoneyRef, toTotals } from './money.ts';
 import { defineResource, field, type ShapeOfResource } from './resource.ts';
 import {
@@ -234,55 +236,48 @@ const CheckoutCustomerInput = builder.inputType('CheckoutCustomerInput', {
   }),
 });
 
-const CheckoutCartInput = builder.inputType('CheckoutCartInput', {
-  description:
-    'Turns a cart into an order. Name the customer with `customer` (a guest) or `customerId` ' +
-    '(an existing customer; the order is linked to them), not both; with a customer token ' +
-    '(X-Moltin-Customer-Token) both may be left out and the order is that customer’s; with an ' +
-    'account member’s token the order is the account’s (`customer` then names the contact, ' +
-    'the member by default).',
-  fields: (t) => ({
-    cartId: idInput(t, idKind('Cart', true, 'cart'), 'The cart'),
-    customer: t.field({
-      type: CheckoutCustomerInput,
-      required: false,
-      description: 'A guest customer.',
-    }),
-    customerId: optionalIdInput(t, idKind('Customer'), 'An existing customer'),
-    billingAddress: t.field({
-      type: AddressInput,
-      required: true,
-      description: 'Billing address.',
-    }),
-    shippingAddress: t.field({
-      type: AddressInput,
-      required: false,
-      description: 'Shipping address; default the billing address.',
-    }),
-  }),
-});
-
-const CheckoutCartPayload = definePayload<{ order: () => OrderShape }>('CheckoutCartPayload', {
-  description: 'The order the cart became.',
-  fields: (t) => ({
-    order: t.field({
-      type: Orders.ref,
-      nullable: true,
-      description:
-        'The new order, with its totals (every discount applied) and items. Null, with a ' +
-        'WRITE_COMMITTED error, when the order was placed but its answer could not be read: ' +
-        'do not check out again.',
-      resolve: (payload) => payload.order(),
-    }),
-  }),
-});
+/** An existing customer an order is for. */
+const CUSTOMER = idKind('Customer');
 
 defineMutation('checkoutCart', {
   description: 'Checks a cart out (POST /v2/carts/{cartID}/checkout); the cart is kept.',
-  input: CheckoutCartInput,
-  payload: CheckoutCartPayload,
-  resolve: async (input, context) => {
-    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
+  ids: CART_IDS,
+  input: {
+    description:
+      'Turns a cart into an order. Name the customer with `customer` (a guest) or `customerId` ' +
+      '(an existing customer; the order is linked to them), not both; with a customer token ' +
+      '(X-Moltin-Customer-Token) both may be left out and the order is that customer’s; with ' +
+      'an account member’s token the order is the account’s (`customer` then names the ' +
+      'contact, the member by default).',
+    fields: (t) => ({
+      customer: t.field({
+        type: CheckoutCustomerInput,
+        required: false,
+        description: 'A guest customer.',
+      }),
+      customerId: optionalIdInput(t, CUSTOMER, 'An existing customer'),
+      billingAddress: t.field({
+        type: AddressInput,
+        required: true,
+        description: 'Billing address.',
+      }),
+      shippingAddress: t.field({
+        type: AddressInput,
+        required: false,
+        description: 'Shipping address; default the billing address.',
+      }),
+    }),
+  },
+  payload: answerPayload<OrderShape>('CheckoutCartPayload', {
+    description: 'The order the cart became.',
+    field: 'order',
+    type: Orders.ref,
+    about:
+      'The new order, with its totals (every discount applied) and items. Null, with a ' +
+      'WRITE_COMMITTED error, when the order was placed but its answer could not be read: ' +
+      'do not check out again.',
+  }),
+  resolve: async (input, context, { cartId }) => {
     let customer: Record<string, string> | undefined;
     if (input.customer && input.customerId !== null && input.customerId !== undefined) {
       throw new BadUserInputError('Give input.customer or input.customerId, not both', {
@@ -298,7 +293,7 @@ defineMutation('checkoutCart', {
       }
       customer = { email, name: judgeNonEmpty(input.customer.name, 'input.customer.name') };
     } else if (input.customerId !== null && input.customerId !== undefined) {
-      customer = { id: judgeId(input.customerId, 'input.customerId', idKind('Customer')) };
+      customer = { id: judgeId(input.customerId, 'input.customerId', CUSTOMER) };
     } else {
       const signedIn = forwardedHeaders(context);
       if (
@@ -319,18 +314,15 @@ defineMutation('checkoutCart', {
     if (input.shippingAddress) {
       data.shipping_address = judgeAddress(input.shippingAddress, 'input.shippingAddress');
     }
-    const response = await context.write({
-      method: 'POST',
-      segments: ['carts', cartId, 'checkout'],
-      body: { data },
-    });
     // Read in the payload's field: once the order is placed, nothing may fail the mutation.
-    return {
-      order: () => {
+    return writeAnswer(
+      context,
+      { method: 'POST', segments: ['carts', cartId, 'checkout'], body: { data } },
+      (response) => {
         const items = includedOrderItems(response.body);
         const order = Orders.read(expectResource(response));
         return items === undefined ? order : { ...order, items };
       },
-    };
+    );
   },
 });

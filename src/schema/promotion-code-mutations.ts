@@ -4,11 +4,12 @@
  * the uses it allows and uses per customer) and `delete…Code`.
  */
 
-import type { JsonObject } from '../upstream/client.ts';
+import type { JsonObject, UpstreamRequest } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
 import { builder } from './builder.ts';
-import { idInput, idKind, judgeId } from './kit/ids.ts';
-import { defineMutation, definePayload } from './kit/mutation.ts';
+import { idKind } from './kit/ids.ts';
+import { defineMutation, type IdFields } from './kit/mutation.ts';
+import { answerPayload, defineDelete, writeAnswer } from './kit/writes.ts';
 import type { RulePromotions, StandardPromotions } from './promotion.ts';
 import { judgeCode, judgeCount, MAX_CODES } from './promotion-input.ts';
 
@@ -34,48 +35,26 @@ const PromotionCodeInput = builder.inputRef<CodeInput>('PromotionCodeInput').imp
 
 /** Adds `add${name}Codes` and `delete${name}Code` to the schema. */
 export function defineCodeWrites(name: string, segment: string, engine: Engine): void {
-  const Add = builder
-    .inputRef<{ promotionId: string; codes: CodeInput[] }>(`Add${name}CodesInput`)
-    .implement({
-      description: `Codes to add (1 to ${MAX_CODES}; unique per promotion in any case).`,
-      fields: (t) => ({
-        promotionId: idInput(t, idKind(name), 'The promotion'),
-        codes: t.field({ type: [PromotionCodeInput], required: true, description: 'The codes.' }),
-      }),
-    });
-  const Delete = builder
-    .inputRef<{ promotionId: string; codeId: string }>(`Delete${name}CodeInput`)
-    .implement({
-      description: 'The code to delete.',
-      fields: (t) => ({
-        promotionId: idInput(t, idKind(name), 'The promotion'),
-        codeId: idInput(t, idKind(`${name}Code`), 'The code'),
-      }),
-    });
-  const CodesPayload = definePayload<{ codes: () => unknown[] }>(`Add${name}CodesPayload`, {
-    description: 'The codes that were added.',
-    fields: (t) => ({
-      codes: t.field({
-        type: [engine.Codes.ref as never],
-        nullable: true,
-        description: 'The new codes; null, with WRITE_COMMITTED, when the answer was unusable.',
-        resolve: (payload) => payload.codes() as never,
-      }),
-    }),
-  });
-  const DeletedPayload = definePayload<{ deletedId: string }>(`Delete${name}CodePayload`, {
-    description: 'The id of the code that was deleted.',
-    fields: (t) => ({
-      deletedId: t.exposeID('deletedId', { description: 'Upstream id of the code.' }),
-    }),
-  });
+  const promotion = {
+    promotionId: [idKind(name), 'The promotion'],
+  } as const satisfies IdFields<'promotionId'>;
 
   defineMutation(`add${name}Codes`, {
     description: `Adds codes to a promotion (POST /v2/${segment}/{id}/codes).`,
-    input: Add,
-    payload: CodesPayload,
-    resolve: async (input, context) => {
-      const promotionId = judgeId(input.promotionId, 'input.promotionId', idKind(name));
+    ids: promotion,
+    input: {
+      description: `Codes to add (1 to ${MAX_CODES}; unique per promotion in any case).`,
+      fields: (t) => ({
+        codes: t.field({ type: [PromotionCodeInput], required: true, description: 'The codes.' }),
+      }),
+    },
+    payload: answerPayload<unknown[]>(`Add${name}CodesPayload`, {
+      description: 'The codes that were added.',
+      field: 'codes',
+      type: [engine.Codes.ref],
+      about: 'The new codes; null, with WRITE_COMMITTED, when the answer was unusable.',
+    }),
+    resolve: (input, context, { promotionId }) => {
       if (input.codes.length === 0 || input.codes.length > MAX_CODES) {
         throw new BadUserInputError(`input.codes must hold 1 to ${MAX_CODES} codes`, {
           field: 'input.codes',
@@ -92,33 +71,23 @@ export function defineCodeWrites(name: string, segment: string, engine: Engine):
         }
         return row;
       });
-      const response = await context.write({
+      const request: UpstreamRequest = {
         method: 'POST',
         segments: [segment, promotionId, 'codes'],
         body: { data: { type: 'promotion_codes', codes } },
-      });
-      const params = { promotionId };
-      return {
-        codes: () => {
-          const body = response.body as { data?: unknown };
-          if (!Array.isArray(body?.data)) return [];
-          return body.data.map((row) => engine.Codes.read(row as JsonObject, params));
-        },
       };
+      return writeAnswer(context, request, (response) => {
+        const body = response.body as { data?: unknown };
+        if (!Array.isArray(body?.data)) return [];
+        return body.data.map((row) => engine.Codes.read(row as JsonObject, { promotionId }));
+      });
     },
   });
-  defineMutation(`delete${name}Code`, {
+  defineDelete(`delete${name}Code`, {
     description: `Deletes one code (DELETE /v2/${segment}/{id}/codes/{codeId}).`,
-    input: Delete,
-    payload: DeletedPayload,
-    resolve: async (input, context) => {
-      const promotionId = judgeId(input.promotionId, 'input.promotionId', idKind(name));
-      const codeId = judgeId(input.codeId, 'input.codeId', idKind(`${name}Code`));
-      await context.write({
-        method: 'DELETE',
-        segments: [segment, promotionId, 'codes', codeId],
-      });
-      return { deletedId: codeId };
-    },
+    what: 'code',
+    ids: { ...promotion, codeId: [idKind(`${name}Code`), 'The code'] },
+    deleted: 'codeId',
+    request: ({ promotionId, codeId }) => ({ segments: [segment, promotionId, 'codes', codeId] }),
   });
 }

@@ -7,14 +7,14 @@
  * promotion-code-mutations.ts) is built once per engine.
  */
 
-import type { JsonObject } from '../upstream/client.ts';
-import { expectResource } from '../upstream/client.ts';
+import type { InputFieldMap } from '@pothos/core';
+import { expectResource, type JsonObject, type UpstreamResponse } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
-import { idInput, idKind, judgeId } from './kit/ids.ts';
-import { defineMutation, definePayload } from './kit/mutation.ts';
-import { deletePayload } from './kit/writes.ts';
+import { idKind } from './kit/ids.ts';
+import { defineMutation, type IdFields } from './kit/mutation.ts';
+import { type Answered, answerPayload, defineDelete, writeAnswer } from './kit/writes.ts';
 import { PromotionType, RulePromotions, StandardPromotions } from './promotion.ts';
 import { defineCodeWrites } from './promotion-code-mutations.ts';
 import {
@@ -265,93 +265,62 @@ interface EngineWrites<I extends CommonInput> {
   body: (input: I) => JsonObject;
 }
 
-async function writePromotion(
-  context: GatewayContext,
-  engine: Engine,
-  request: Parameters<GatewayContext['write']>[0],
-) {
-  const response = await context.write(request);
-  return { promotion: () => engine.Promotions.read(expectResource(response)) };
-}
-
 function defineEngineWrites<I extends CommonInput>(writes: EngineWrites<I>): void {
   const { engine, name, segment } = writes;
-  const Payload = definePayload<{ promotion: () => unknown }>(`${name}Payload`, {
+  const Payload = answerPayload<unknown>(`${name}Payload`, {
     description: `The ${engine.Promotions.name} as the write left it.`,
-    fields: (t) => ({
-      promotion: t.field({
-        type: engine.Promotions.ref as never,
-        nullable: true,
-        description:
-          'The promotion; null, with a WRITE_COMMITTED error, when the write happened but ' +
-          'its answer was unusable.',
-        resolve: (payload) => payload.promotion() as never,
-      }),
-    }),
+    field: 'promotion',
+    type: engine.Promotions.ref,
+    about:
+      'The promotion; null, with a WRITE_COMMITTED error, when the write happened but its ' +
+      'answer was unusable.',
   });
-  const idField = (t: Field) => ({
-    promotionId: idInput(t, idKind(name), 'The promotion'),
-  });
-  const Create = builder.inputRef<I>(`Create${name}Input`).implement({
-    description: `A new ${engine.Promotions.name}.`,
-    fields: (t) => writes.fields(t, true) as never,
-  });
-  const Update = builder.inputRef<I & { promotionId: string }>(`Update${name}Input`).implement({
-    description: 'What changes; what is not given stays.',
-    fields: (t) => ({ ...idField(t), ...(writes.fields(t, false) as object) }) as never,
-  });
-  const ById = builder.inputRef<{ promotionId: string }>(`Disable${name}Input`).implement({
-    description: 'The promotion to disable.',
-    fields: idField,
-  });
-  const id = (input: { promotionId: string }) =>
-    judgeId(input.promotionId, 'input.promotionId', idKind(name));
+  const ids = {
+    promotionId: [idKind(name), 'The promotion'],
+  } as const satisfies IdFields<'promotionId'>;
+  const read = (response: UpstreamResponse) => engine.Promotions.read(expectResource(response));
+  const put = (context: GatewayContext, promotionId: string, data: JsonObject) =>
+    writeAnswer(context, { method: 'PUT', segments: [segment, promotionId], body: { data } }, read);
 
-  defineMutation(`create${name}`, {
+  defineMutation<Answered<unknown>, never, InputFieldMap>(`create${name}`, {
     description: `Creates a promotion (POST /v2/${segment}).`,
-    input: Create,
+    input: {
+      description: `A new ${engine.Promotions.name}.`,
+      fields: (t) => writes.fields(t, true) as InputFieldMap,
+    },
     payload: Payload,
     resolve: (input, context) =>
-      writePromotion(context, engine, {
-        method: 'POST',
-        segments: [segment],
-        body: { data: writes.body(input as I) },
-      }),
+      writeAnswer(
+        context,
+        { method: 'POST', segments: [segment], body: { data: writes.body(input as unknown as I) } },
+        read,
+      ),
   });
-  defineMutation(`update${name}`, {
+  defineMutation<Answered<unknown>, 'promotionId', InputFieldMap>(`update${name}`, {
     description: `Changes a promotion (PUT /v2/${segment}/{id}).`,
-    input: Update,
+    ids,
+    input: {
+      description: 'What changes; what is not given stays.',
+      fields: (t) => writes.fields(t, false) as InputFieldMap,
+    },
     payload: Payload,
-    resolve: (input, context) =>
-      writePromotion(context, engine, {
-        method: 'PUT',
-        segments: [segment, id(input)],
-        body: { data: writes.body(input as I) },
-      }),
+    resolve: (input, context, { promotionId }) =>
+      put(context, promotionId, writes.body(input as unknown as I)),
   });
   defineMutation(`disable${name}`, {
     description: `Disables a promotion (PUT /v2/${segment}/{id} with enabled false).`,
-    input: ById,
+    ids,
+    input: { description: 'The promotion to disable.' },
     payload: Payload,
-    resolve: (input, context) =>
-      writePromotion(context, engine, {
-        method: 'PUT',
-        segments: [segment, id(input)],
-        body: { data: { type: writes.type, enabled: false } },
-      }),
+    resolve: (_input, context, { promotionId }) =>
+      put(context, promotionId, { type: writes.type, enabled: false }),
   });
-  defineMutation(`delete${name}`, {
+  defineDelete(`delete${name}`, {
     description: `Deletes a promotion with its codes (DELETE /v2/${segment}/{id}).`,
-    input: {
-      description: 'The promotion to delete.',
-      fields: (t) => ({ promotionId: idInput(t, idKind(name), 'The promotion') }),
-    },
-    payload: deletePayload(`Delete${name}Payload`, 'promotion'),
-    resolve: async (input, context) => {
-      const promotionId = id(input);
-      await context.write({ method: 'DELETE', segments: [segment, promotionId] });
-      return { deletedId: promotionId };
-    },
+    what: 'promotion (with its codes)',
+    ids,
+    deleted: 'promotionId',
+    request: ({ promotionId }) => ({ segments: [segment, promotionId] }),
   });
   defineCodeWrites(name, segment, engine);
 }

@@ -9,27 +9,14 @@ import {
   OutOfStockError,
   PriceNotFoundError,
 } from '../../upstream/errors.ts';
-import { builder } from '../builder.ts';
 import { judgeQuantity, MAX_QUANTITY } from '../cart-mutations.ts';
-import { cartChangePayload, cartIdField, writeItems } from '../cart-write.ts';
+import { CART_IDS, cartChangePayload, writeItems } from '../cart-write.ts';
 import { idKind, judgeId, optionalIdInput } from '../kit/ids.ts';
 import { defineMutation } from '../kit/mutation.ts';
 import { judgeSku } from '../pcm/judges.ts';
 
-const AddCartProductItemInput = builder.inputType('AddCartProductItemInput', {
-  description: 'A catalog product to add to a cart: give exactly one of productId and sku.',
-  fields: (t) => ({
-    ...cartIdField(t),
-    productId: optionalIdInput(t, idKind('Product'), 'The catalog product'),
-    sku: t.string({ required: false, description: 'The product’s SKU.' }),
-    quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
-  }),
-});
-
-const AddCartProductItemPayload = cartChangePayload(
-  'AddCartProductItemPayload',
-  'The cart with the product added (or its quantity raised, if it was in the cart).',
-);
+/** A catalog product (the shopper's `Product`). */
+const PRODUCT = idKind('Product');
 
 /** The upstream's 400s that mean "not enough stock" and "no price in this currency". */
 function coded(error: unknown): unknown {
@@ -47,10 +34,20 @@ defineMutation('addCartProductItem', {
     'Adds a catalog product to a cart (POST /v2/carts/{cartID}/items, `cart_item`), priced ' +
     'from the catalog in the cart’s currency. OUT_OF_STOCK when its stock is short, ' +
     'PRICE_NOT_FOUND when it has no price in that currency.',
-  input: AddCartProductItemInput,
-  payload: AddCartProductItemPayload,
-  resolve: async (input, context) => {
-    const cartId = judgeId(input.cartId, 'input.cartId', idKind('Cart', true, 'cart'));
+  ids: CART_IDS,
+  input: {
+    description: 'A catalog product to add to a cart: give exactly one of productId and sku.',
+    fields: (t) => ({
+      productId: optionalIdInput(t, PRODUCT, 'The catalog product'),
+      sku: t.string({ required: false, description: 'The product’s SKU.' }),
+      quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
+    }),
+  },
+  payload: cartChangePayload(
+    'AddCartProductItemPayload',
+    'The cart with the product added (or its quantity raised, if it was in the cart).',
+  ),
+  resolve: async (input, context, { cartId }) => {
     const quantity = judgeQuantity(input.quantity, 'input.quantity', 1);
     const byId = input.productId !== null && input.productId !== undefined;
     const bySku = input.sku !== null && input.sku !== undefined;
@@ -62,7 +59,7 @@ defineMutation('addCartProductItem', {
     const data = byId
       ? {
           type: 'cart_item',
-          id: judgeId(input.productId as string, 'input.productId', idKind('Product')),
+          id: judgeId(input.productId as string, 'input.productId', PRODUCT),
           quantity,
         }
       : { type: 'cart_item', sku: judgeSku(input.sku as string, 'input.sku'), quantity };

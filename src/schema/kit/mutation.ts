@@ -27,6 +27,7 @@ import {
 } from '../../upstream/errors.ts';
 import type { GatewayContext } from '../../upstream/session.ts';
 import { type BuilderTypes, builder } from '../builder.ts';
+import { type IdKind, idInput, judgeId } from './ids.ts';
 
 /** One error the caller can fix: its code, the input field it is about, and why. */
 export interface UserErrorShape {
@@ -137,50 +138,86 @@ export function definePayload<R extends object>(
 
 type InputBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>;
 
+/**
+ * The ids a mutation's input names, field by field: the type each names and what it is
+ * (`{ cartId: [CART, 'The cart'] }`). The kit adds their input fields (to an input described by
+ * its fields) and judges them, in this order and before the resolver runs; the resolver gets the
+ * upstream ids.
+ */
+export type IdFields<K extends string> = Readonly<Record<K, readonly [IdKind, string]>>;
+export type Ids<K extends string> = Readonly<Record<K, string>>;
+
+/** The input fields of `ids`: each `ID!`, described with the forms it takes. */
+export function idFieldsOf<K extends string>(t: InputBuilder, ids: IdFields<K>) {
+  const fields: Record<string, ReturnType<typeof idInput>> = {};
+  for (const [name, [kind, about]] of Object.entries(ids) as [K, readonly [IdKind, string]][]) {
+    fields[name] = idInput(t, kind, about);
+  }
+  return fields as Record<K, ReturnType<typeof idInput>>;
+}
+
 /** An input described by its fields: the type is `<Name>Input` unless named. */
 export interface InputFields<Fields extends InputFieldMap> {
   name?: string;
   description: string;
-  fields: (t: InputBuilder) => Fields;
+  /** Its fields besides the ids (none for a delete). */
+  fields?: (t: InputBuilder) => Fields;
 }
 
 /** One mutation: `name(input: <Name>Input!): <payload>`. */
-export interface MutationDescription<I, R> {
+export interface MutationDescription<I, R, K extends string> {
   description: string;
+  /** The ids the input names (added to an input described by its fields). */
+  ids?: IdFields<K>;
   payload: PayloadRef<R>;
   /** Field extensions (`upstreamCalls` for the query cost, src/gateway/query-cost.ts). */
   extensions?: Record<string, unknown>;
-  /** Judges the input (before any call), writes, and returns what the payload reads. */
-  resolve: (input: I, context: GatewayContext) => R | Promise<R>;
+  /** Judges the rest of the input (before any call), writes, returns what the payload reads. */
+  resolve: (input: I, context: GatewayContext, ids: Ids<K>) => R | Promise<R>;
 }
 
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
-export function defineMutation<Fields extends InputFieldMap, R extends object>(
+export function defineMutation<
+  R extends object,
+  K extends string = never,
+  Fields extends InputFieldMap = Record<never, never>,
+>(
   name: string,
-  description: MutationDescription<InputShapeFromFields<Fields>, R> & {
+  description: MutationDescription<InputShapeFromFields<Fields>, R, K> & {
     input: InputFields<Fields>;
   },
 ): void;
 /** The same with an input type made elsewhere (one shared by several mutations). */
-export function defineMutation<I, R extends object>(
+export function defineMutation<R extends object, I, K extends string = never>(
   name: string,
-  description: MutationDescription<I, R> & { input: InputObjectRef<BuilderTypes, I> },
+  description: MutationDescription<I, R, K> & { input: InputObjectRef<BuilderTypes, I> },
 ): void;
 export function defineMutation(
   name: string,
-  description: MutationDescription<never, object> & {
+  description: MutationDescription<never, object, string> & {
     input: InputFields<InputFieldMap> | InputObjectRef<BuilderTypes, unknown>;
   },
 ): void {
   const spec = description.input;
+  const ids = Object.entries(description.ids ?? {}) as [string, readonly [IdKind, string]][];
   const input =
     spec instanceof InputObjectRef
       ? spec
       : builder.inputType(spec.name ?? `${pascal(name)}Input`, {
           description: spec.description,
-          fields: spec.fields,
+          fields: (t) => ({
+            ...idFieldsOf(t, description.ids ?? {}),
+            ...(spec.fields?.(t) ?? {}),
+          }),
         });
+  const judgeIds = (given: Record<string, unknown>): Ids<string> => {
+    const judged: Record<string, string> = {};
+    for (const [field, [kind]] of ids) {
+      judged[field] = judgeId(given[field] as string, `input.${field}`, kind);
+    }
+    return judged;
+  };
   const run = description.resolve;
   builder.mutationField(name, (t) =>
     t.field({
@@ -190,7 +227,8 @@ export function defineMutation(
       ...(description.extensions === undefined ? {} : { extensions: description.extensions }),
       resolve: ((_root: unknown, args: { input: unknown }, context: GatewayContext) => {
         try {
-          const out = run(args.input as never, context);
+          const given = args.input as Record<string, unknown>;
+          const out = run(given as never, context, judgeIds(given));
           return out instanceof Promise ? out.catch(failed) : out;
         } catch (error) {
           return failed(error);

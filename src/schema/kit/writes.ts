@@ -8,14 +8,25 @@
  * payload reads the written row in its own field, so an answer that cannot be read after a done
  * write is WRITE_COMMITTED (src/gateway/committed-writes.ts), never a failure.
  */
-import type { InputFieldRef } from '@pothos/core';
-import { expectResource, type JsonObject } from '../../upstream/client.ts';
+import type { InputFieldMap, InputFieldRef, InputShapeFromFields } from '@pothos/core';
+import {
+  expectResource,
+  type JsonObject,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from '../../upstream/client.ts';
 import type { GatewayContext } from '../../upstream/session.ts';
 import type { BuilderTypes } from '../builder.ts';
 import type { Listed } from '../connection.ts';
 import type { Resource } from '../resource.ts';
-import { type IdKind, idInput, idKind, judgeId } from './ids.ts';
-import { defineMutation, definePayload, type PayloadRef } from './mutation.ts';
+import { type IdKind, idKind } from './ids.ts';
+import {
+  defineMutation,
+  definePayload,
+  type IdFields,
+  type Ids,
+  type PayloadRef,
+} from './mutation.ts';
 
 type InputBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>;
 
@@ -69,6 +80,45 @@ export function payloadOf<S extends Listed>(
   return ref;
 }
 
+/**
+ * What a write answered, turned into its shape by the payload's field when selected (so an
+ * unusable answer to a done write is that field's WRITE_COMMITTED, never the mutation's failure).
+ */
+export interface Answered<T> {
+  readonly answer: () => T;
+}
+
+/** Sends a write; its answer is read by `read` in the payload's field. */
+export async function writeAnswer<T>(
+  context: GatewayContext,
+  request: UpstreamRequest,
+  read: (response: UpstreamResponse) => T,
+): Promise<Answered<T>> {
+  const response = await context.write(request);
+  return { answer: () => read(response) };
+}
+
+/** `<Name>Payload { <field>: <Type>, userErrors }`: the record a write answered. */
+export function answerPayload<T>(
+  name: string,
+  options: { description: string; field: string; type: unknown; about?: string },
+): PayloadRef<Answered<T>> {
+  return definePayload<Answered<T>>(name, {
+    description: options.description,
+    fields: (t) => ({
+      [options.field]: t.field({
+        type: options.type as never,
+        nullable: true,
+        description:
+          options.about ??
+          `The ${options.field} as stored (null, with a WRITE_COMMITTED error, when the write ` +
+            'happened but its answer was unusable).',
+        resolve: (payload: Answered<T>) => payload.answer() as never,
+      }),
+    }),
+  });
+}
+
 /** What a delete answers: the upstream id of what is gone. */
 export interface Deleted {
   deletedId: string;
@@ -81,6 +131,48 @@ export function deletePayload(name: string, what: string): PayloadRef<Deleted> {
     fields: (t) => ({
       deletedId: t.exposeID('deletedId', { description: `Upstream id of the deleted ${what}.` }),
     }),
+  });
+}
+
+/** One delete: the ids its input names, the one it deletes, and the request. */
+export interface DeleteDescription<K extends string, Fields extends InputFieldMap> {
+  description: string;
+  /** What is deleted, for the generated descriptions (`cart`). */
+  what: string;
+  /** The name of its input and payload types before `Input`/`Payload`; the mutation's by default. */
+  typeName?: string;
+  ids: IdFields<K>;
+  /** The id of what is deleted: `deletedId` answers it. */
+  deleted: NoInfer<K>;
+  /** Input fields beyond the ids (an `ifMatch`). */
+  fields?: (t: InputBuilder) => Fields;
+  /** The DELETE (its path, and any precondition), from the judged ids and the input. */
+  request: (ids: Ids<K>, input: InputShapeFromFields<Fields>) => Omit<UpstreamRequest, 'method'>;
+}
+
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** `delete…(input: Delete…Input!): Delete…Payload { deletedId, userErrors }`. */
+export function defineDelete<K extends string, Fields extends InputFieldMap = Record<never, never>>(
+  name: string,
+  description: DeleteDescription<K, Fields>,
+): void {
+  defineMutation<Deleted, K, Fields>(name, {
+    description: description.description,
+    ids: description.ids,
+    input: {
+      name: `${description.typeName ?? pascal(name)}Input`,
+      description: `The ${description.what} to delete.`,
+      ...(description.fields === undefined ? {} : { fields: description.fields }),
+    },
+    payload: deletePayload(`${description.typeName ?? pascal(name)}Payload`, description.what),
+    resolve: async (input, context, ids) => {
+      await context.write({
+        method: 'DELETE',
+        ...description.request(ids, input as InputShapeFromFields<Fields>),
+      });
+      return { deletedId: ids[description.deleted] };
+    },
   });
 }
 
@@ -147,16 +239,14 @@ type Input = Record<string, unknown>;
 /** Registers the inputs, the payloads and the create, update (and delete) mutations. */
 export function defineWrites<S extends Listed>(description: WritesDescription<S>): void {
   const { resource, attributes } = description;
-  const params = Object.entries(description.params ?? {}).map(
-    ([name, { type, about }]) => [name, idKind(type), about] as const,
+  const paramIds: IdFields<string> = Object.fromEntries(
+    Object.entries(description.params ?? {}).map(([name, { type, about }]) => [
+      name,
+      [idKind(type), about] as const,
+    ]),
   );
   const own: IdKind = idKind(resource.name);
   const payload = payloadOf(resource, description.field, `The ${description.field} as written.`);
-  const paramFields = (t: InputBuilder) =>
-    Object.fromEntries(params.map(([name, kind, about]) => [name, idInput(t, kind, about)]));
-  const idField = (t: InputBuilder) => ({
-    id: idInput(t, own, `The ${description.field}`),
-  });
   const attributeFields = (t: InputBuilder, creating: boolean) =>
     Object.fromEntries(
       Object.entries(attributes).map(([name, attribute]) => [
@@ -164,62 +254,47 @@ export function defineWrites<S extends Listed>(description: WritesDescription<S>
         attribute.input(t, creating && attribute.requiredOnCreate === true),
       ]),
     );
-  const judgeParams = (input: Input) =>
-    Object.fromEntries(
-      params.map(([name, kind]) => [name, judgeId(input[name] as string, `input.${name}`, kind)]),
-    );
   const readParams = description.readParams ?? (() => ({}));
 
-  defineMutation(description.create.field, {
+  defineMutation<Written, string>(description.create.field, {
     description: description.create.description,
+    ids: paramIds,
     input: {
       name: `Create${resource.name}Input`,
       description: `A new ${description.field}.`,
-      fields: (t) => ({
-        ...paramFields(t),
-        ...attributeFields(t, true),
-        ...(description.extra?.fields(t) ?? {}),
-      }),
+      fields: (t) => ({ ...attributeFields(t, true), ...(description.extra?.fields(t) ?? {}) }),
     },
     payload,
-    resolve: (input: Input, context) => {
-      const params = judgeParams(input);
+    resolve: (input: Input, context, params) => {
       const body = bodyOf(description.type, attributes, input);
       description.extra?.body(input, body.data);
       return write(context, 'POST', description.collection(params), body, readParams(params));
     },
   });
-  defineMutation(description.update.field, {
+  defineMutation<Written, string>(description.update.field, {
     description: description.update.description,
+    ids: { ...paramIds, id: [own, `The ${description.field}`] },
     input: {
       name: `Update${resource.name}Input`,
       description: `What changes in a ${description.field}: only the fields given are sent.`,
-      fields: (t) => ({ ...paramFields(t), ...idField(t), ...attributeFields(t, false) }),
+      fields: (t) => attributeFields(t, false),
     },
     payload,
-    resolve: (input: Input, context) => {
-      const params = judgeParams(input);
-      const id = judgeId(input.id as string, 'input.id', own);
+    resolve: (input: Input, context, ids) => {
+      const id = ids.id as string;
       const body = bodyOf(description.type, attributes, input, id);
-      return write(context, 'PUT', description.item(params, id), body, readParams(params));
+      return write(context, 'PUT', description.item(ids, id), body, readParams(ids));
     },
   });
   const remove = description.delete;
   if (remove === undefined) return;
-  defineMutation(remove.field, {
+  defineDelete(remove.field, {
     description: remove.description,
-    input: {
-      name: `Delete${resource.name}Input`,
-      description: `The ${description.field} to delete.`,
-      fields: (t) => ({ ...paramFields(t), ...idField(t) }),
-    },
-    payload: deletePayload(`Delete${resource.name}Payload`, description.field),
-    resolve: async (input: Input, context) => {
-      const params = judgeParams(input);
-      const id = judgeId(input.id as string, 'input.id', own);
-      await context.write({ method: 'DELETE', segments: description.item(params, id) });
-      return { deletedId: id };
-    },
+    what: description.field,
+    typeName: `Delete${resource.name}`,
+    ids: { ...paramIds, id: [own, `The ${description.field}`] },
+    deleted: 'id',
+    request: (ids) => ({ segments: description.item(ids, ids.id) }),
   });
 }
 

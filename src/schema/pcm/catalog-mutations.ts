@@ -255,13 +255,10 @@ defineMutation('publishPcmCatalog', {
   description:
     'Publishes a catalog: a new release snapshots its live products, hierarchies and prices ' +
     '(the newest three releases are kept). `release.status` says whether it is published.',
-  input: {
-    description: 'The catalog to publish.',
-    fields: (t) => ({ catalogId: idInput(t, idKind('Catalog'), 'The catalog') }),
-  },
+  ids: { catalogId: [idKind('Catalog'), 'The catalog'] },
+  input: { description: 'The catalog to publish.' },
   payload: releasePayload,
-  resolve: (input, context) => {
-    const catalogId = judgeId(input.catalogId, 'input.catalogId', idKind('Catalog'));
+  resolve: (_input, context, { catalogId }) => {
     return write(context, 'POST', ['/pcm', 'catalogs', catalogId, 'releases'], undefined, {
       catalogId,
     });
@@ -290,7 +287,6 @@ defineMutation('setStock', {
   input: {
     description: 'A product’s stock: managed from now on with this quantity, or moved.',
     fields: (t) => ({
-      productId: idInput(t, idKind('PcmProduct'), 'The product'),
       quantity: t.int({ required: true, description: `0 to ${2 ** 31 - 1} units.` }),
       action: t.field({
         type: StockActionEnum,
@@ -300,9 +296,9 @@ defineMutation('setStock', {
       }),
     }),
   },
+  ids: { productId: [idKind('PcmProduct'), 'The product'] },
   payload: stockPayload,
-  resolve: async (input, context) => {
-    const productId = judgeId(input.productId, 'input.productId', idKind('PcmProduct'));
+  resolve: async (input, context, { productId }) => {
     const action = input.action ?? undefined;
     const quantity = judgeQuantity(
       input.quantity,

@@ -4,8 +4,8 @@
  */
 import { BadUserInputError } from '../../upstream/errors.ts';
 import { builder } from '../builder.ts';
-import { idInput, idKind, idListInput, judgeId, judgeIdList, optionalIdInput } from '../kit/ids.ts';
-import { defineMutation } from '../kit/mutation.ts';
+import { idKind, idListInput, judgeId, judgeIdList, optionalIdInput } from '../kit/ids.ts';
+import { defineMutation, type IdFields, idFieldsOf } from '../kit/mutation.ts';
 import { attribute, defineWrites, payloadOf, write } from '../kit/writes.ts';
 import {
   judgeDescription,
@@ -142,11 +142,16 @@ defineWrites({
 
 const nodePayload = payloadOf(PcmNodes, 'node', 'The node as written.');
 
+const NODE_IDS = {
+  hierarchyId: [idKind('PcmHierarchy'), 'The hierarchy'],
+  nodeId: [idKind('PcmNode'), 'The node'],
+} as const satisfies IdFields<'hierarchyId' | 'nodeId'>;
+
+// One input type for both writes (the released schema's name).
 const NodeProductsInput = builder.inputType('PcmNodeProductsInput', {
   description: 'Products to attach to, or detach from, a node.',
   fields: (t) => ({
-    hierarchyId: idInput(t, idKind('PcmHierarchy'), 'The hierarchy'),
-    nodeId: idInput(t, idKind('PcmNode'), 'The node'),
+    ...idFieldsOf(t, NODE_IDS),
     productIds: idListInput(t, idKind('PcmProduct'), '1 to 100 products'),
   }),
 });
@@ -157,11 +162,10 @@ for (const [field, method, description] of [
 ] as const) {
   defineMutation(field, {
     description,
+    ids: NODE_IDS,
     input: NodeProductsInput,
     payload: nodePayload,
-    resolve: (input, context) => {
-      const hierarchyId = judgeId(input.hierarchyId, 'input.hierarchyId', idKind('PcmHierarchy'));
-      const nodeId = judgeId(input.nodeId, 'input.nodeId', idKind('PcmNode'));
+    resolve: (input, context, { hierarchyId, nodeId }) => {
       const ids = judgeIdList(input.productIds, 'input.productIds', idKind('PcmProduct'));
       judgeIds(ids, 'input.productIds', 100, 1);
       const segments = ['/pcm', 'hierarchies', hierarchyId, 'nodes', nodeId];

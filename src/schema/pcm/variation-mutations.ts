@@ -4,11 +4,17 @@
  * one child product per combination of options (`POST /pcm/products/{id}/build`, a PXM job).
  * Each mutation is one upstream write, so none can half-happen.
  */
-import { expectResource, isJsonObject, type JsonObject } from '../../upstream/client.ts';
+import {
+  expectResource,
+  isJsonObject,
+  type JsonObject,
+  type UpstreamRequest,
+} from '../../upstream/client.ts';
 import { BadUserInputError } from '../../upstream/errors.ts';
 import { builder } from '../builder.ts';
-import { idInput, idKind, idListInput, judgeId, judgeIdList } from '../kit/ids.ts';
+import { idKind, idListInput, judgeIdList } from '../kit/ids.ts';
 import { defineMutation, definePayload } from '../kit/mutation.ts';
+import { answerPayload, writeAnswer } from '../kit/writes.ts';
 import { judgeDescription, judgeIds, judgeName } from './judges.ts';
 import { PcmProducts } from './products.ts';
 
@@ -67,66 +73,57 @@ const VARIATION = idKind('PcmVariation', false);
 const OPTION = idKind('PcmVariationOption', false);
 const PRODUCT = idKind('PcmProduct');
 
-const VariationPayload = definePayload<{ variation: VariationShape }>('CreatePcmVariationPayload', {
-  description: 'The variation that was created.',
-  fields: (t) => ({
-    variation: t.field({
-      type: VariationRef,
-      description: 'The new variation.',
-      resolve: (p) => p.variation,
-    }),
-  }),
-});
-
 defineMutation('createPcmVariation', {
   description: 'Creates a variation (POST /pcm/variations); add its options one by one.',
   input: {
     description: 'A new variation.',
     fields: (t) => ({ name: t.string({ required: true, description: 'Name, e.g. Size.' }) }),
   },
-  payload: VariationPayload,
-  resolve: async (input, context) => {
+  payload: answerPayload<VariationShape>('CreatePcmVariationPayload', {
+    description: 'The variation that was created.',
+    field: 'variation',
+    type: VariationRef,
+  }),
+  resolve: (input, context) => {
     const name = judgeName(input.name, 'input.name');
-    const response = await context.write({
+    const request: UpstreamRequest = {
       method: 'POST',
       segments: ['/pcm', 'variations'],
       body: { data: { type: 'product-variation', attributes: { name } } },
-    });
-    return { variation: readVariation(expectResource(response)) };
+    };
+    return writeAnswer(context, request, (response) => readVariation(expectResource(response)));
   },
 });
 
 const optionPayload = (name: string, description: string) =>
-  definePayload<{ option: OptionShape }>(name, {
+  answerPayload<OptionShape | Promise<OptionShape>>(name, {
     description,
-    fields: (t) => ({
-      option: t.field({ type: OptionRef, description: 'The option.', resolve: (p) => p.option }),
-    }),
+    field: 'option',
+    type: OptionRef,
   });
 
 defineMutation('createPcmVariationOption', {
   description: 'Adds an option to a variation (POST /pcm/variations/{id}/options).',
+  ids: { variationId: [VARIATION, 'The variation'] },
   input: {
     description: 'A new option of a variation.',
     fields: (t) => ({
-      variationId: idInput(t, VARIATION, 'The variation'),
       name: t.string({ required: true, description: 'Name, e.g. M.' }),
       description: t.string({ required: false, description: 'Description.' }),
     }),
   },
   payload: optionPayload('CreatePcmVariationOptionPayload', 'The option that was created.'),
-  resolve: async (input, context) => {
-    const variationId = judgeId(input.variationId, 'input.variationId', VARIATION);
+  resolve: (input, context, { variationId }) => {
     const attributes: JsonObject = { name: judgeName(input.name, 'input.name') };
     if (input.description != null) {
       attributes.description = judgeDescription(input.description, 'input.description');
     }
-    const response = await context.write({
+    const request: UpstreamRequest = {
       method: 'POST',
       segments: ['/pcm', 'variations', variationId, 'options'],
       body: { data: { type: 'product-variation-option', attributes } },
-    });
-    return { option: readOption(expectResource(response)) };
+    };
+    return writeAnswer(context, request, (response) => readOption(expectResource(response)));
   },
 });
 
@@ -165,16 +162,13 @@ defineMutation('setPcmProductVariations', {
   description:
     'Makes a product a parent with these variations (PUT /pcm/products/{id}/relationships/' +
     'variations; at most 10), replacing any it had. Build its children next.',
+  ids: { productId: [PRODUCT, 'The product'] },
   input: {
     description: 'The product and its variations.',
-    fields: (t) => ({
-      productId: idInput(t, PRODUCT, 'The product'),
-      variationIds: idListInput(t, VARIATION, 'Its variations (1 to 10)'),
-    }),
+    fields: (t) => ({ variationIds: idListInput(t, VARIATION, 'Its variations (1 to 10)') }),
   },
   payload: ProductPayload,
-  resolve: async (input, context) => {
-    const productId = judgeId(input.productId, 'input.productId', PRODUCT);
+  resolve: async (input, context, { productId }) => {
     const listed = judgeIdList(input.variationIds, 'input.variationIds', VARIATION);
     const ids = judgeIds(listed, 'input.variationIds', 10, 1);
     await context.write({
@@ -200,13 +194,10 @@ defineMutation('buildPcmChildProducts', {
   description:
     'Builds a parent product’s children, one per combination of its variations’ options ' +
     '(POST /pcm/products/{id}/build).',
-  input: {
-    description: 'The parent product.',
-    fields: (t) => ({ productId: idInput(t, PRODUCT, 'The parent product') }),
-  },
+  ids: { productId: [PRODUCT, 'The parent product'] },
+  input: { description: 'The parent product.' },
   payload: BuildPayload,
-  resolve: async (input, context) => {
-    const productId = judgeId(input.productId, 'input.productId', PRODUCT);
+  resolve: async (_input, context, { productId }) => {
     const response = await context.write({
       method: 'POST',
       segments: ['/pcm', 'products', productId, 'build'],
@@ -243,20 +234,17 @@ defineMutation('addPcmOptionModifier', {
   description:
     'Adds a modifier to a variation option (POST /pcm/variations/{v}/options/{o}/modifiers): ' +
     'what the option does to the children built with it. Build (again) to apply it.',
+  ids: { variationId: [VARIATION, 'The variation'], optionId: [OPTION, 'The option'] },
   input: {
     description: 'The option and its modifier.',
     fields: (t) => ({
-      variationId: idInput(t, VARIATION, 'The variation'),
-      optionId: idInput(t, OPTION, 'The option'),
       type: t.field({ type: PcmModifierType, required: true, description: 'What it changes.' }),
       value: t.string({ required: true, description: 'The value, 1-255 characters.' }),
     }),
   },
   payload: optionPayload('AddPcmOptionModifierPayload', 'The option with its new modifier.'),
   extensions: { upstreamCalls: 2 },
-  resolve: async (input, context) => {
-    const variationId = judgeId(input.variationId, 'input.variationId', VARIATION);
-    const optionId = judgeId(input.optionId, 'input.optionId', OPTION);
+  resolve: async (input, context, { variationId, optionId }) => {
     if (!goodModifierValue(input.value)) {
       throw new BadUserInputError(
         'input.value must be 1-255 characters without control characters',
@@ -274,6 +262,7 @@ defineMutation('addPcmOptionModifier', {
         },
       },
     });
-    return { option: readOption(expectResource(await context.get(option))) };
+    // The option is read after the write, in the payload's field (WRITE_COMMITTED if it fails).
+    return { answer: async () => readOption(expectResource(await context.get(option))) };
   },
 });
