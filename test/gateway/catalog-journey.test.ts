@@ -154,7 +154,7 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
   });
 
   it('publishes a web catalog and an app catalog with a rule for the app channel', async () => {
-    const catalog = `mutation($i: CreateCatalogInput!) { createPcmCatalog(input: $i) { catalog { upstreamId } } }`;
+    const catalog = `mutation($i: CreatePcmCatalogInput!) { createPcmCatalog(input: $i) { catalog { upstreamId } } }`;
     made.webCatalog = (
       await admin(catalog, {
         i: {

@@ -188,7 +188,7 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
 
   it('creates a catalog and a rule for a channel, and publishes it', async () => {
     const catalog = await ok(
-      `mutation($i: CreateCatalogInput!) { createPcmCatalog(input: $i) { catalog { upstreamId hierarchyIds priceBooks { priceBookId priority } } } }`,
+      `mutation($i: CreatePcmCatalogInput!) { createPcmCatalog(input: $i) { catalog { upstreamId hierarchyIds priceBooks { priceBookId priority } } } }`,
       {
         i: {
           name: 'Mobile',
@@ -341,13 +341,13 @@ describe('the merchandiser’s input is judged before any upstream call', () => 
     ],
     [
       'createPcmCatalog',
-      'CreateCatalogInput',
+      'CreatePcmCatalogInput',
       { name: 'c', hierarchyIds: [] },
       'input.hierarchyIds',
     ],
     [
       'createPcmCatalog',
-      'CreateCatalogInput',
+      'CreatePcmCatalogInput',
       {
         name: 'c',
         hierarchyIds: [UUID],

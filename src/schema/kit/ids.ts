@@ -103,9 +103,10 @@ export function optionalIdInput(t: InputBuilder, kind: IdKind, about: string) {
 }
 
 /** A list of ids (`[ID!]!`), each the global id or the upstreamId; judge it with `judgeIdList`. */
-export function idListInput(t: InputBuilder, kind: IdKind, about: string) {
+export function idListInput(t: InputBuilder, kind: IdKind, about: string, required = true) {
   const description = `${about}: each ${expected(kind)}.`;
-  return register(t.idList({ required: true, description }), kind);
+  // Typed as required: an optional list (an update's) is read only when given.
+  return register(t.idList({ required: required as true, description }), kind);
 }
 
 /** A list of ids, each judged at `field[i]`. */

@@ -18,8 +18,17 @@ import {
 import type { GatewayContext } from '../../upstream/session.ts';
 import type { BuilderTypes } from '../builder.ts';
 import type { Listed } from '../connection.ts';
+import { judgeIds } from '../pcm/judges.ts';
 import type { Resource } from '../resource.ts';
-import { type IdKind, idKind } from './ids.ts';
+import {
+  type IdKind,
+  idInput,
+  idKind,
+  idListInput,
+  judgeId,
+  judgeIdList,
+  optionalIdInput,
+} from './ids.ts';
 import {
   defineMutation,
   definePayload,
@@ -139,8 +148,6 @@ export interface DeleteDescription<K extends string, Fields extends InputFieldMa
   description: string;
   /** What is deleted, for the generated descriptions (`cart`). */
   what: string;
-  /** The name of its input and payload types before `Input`/`Payload`; the mutation's by default. */
-  typeName?: string;
   ids: IdFields<K>;
   /** The id of what is deleted: `deletedId` answers it. */
   deleted: NoInfer<K>;
@@ -161,11 +168,10 @@ export function defineDelete<K extends string, Fields extends InputFieldMap = Re
     description: description.description,
     ids: description.ids,
     input: {
-      name: `${description.typeName ?? pascal(name)}Input`,
       description: `The ${description.what} to delete.`,
       ...(description.fields === undefined ? {} : { fields: description.fields }),
     },
-    payload: deletePayload(`${description.typeName ?? pascal(name)}Payload`, description.what),
+    payload: deletePayload(`${pascal(name)}Payload`, description.what),
     resolve: async (input, context, ids) => {
       await context.write({
         method: 'DELETE',
@@ -223,9 +229,11 @@ export interface WritesDescription<S extends Listed> {
     fields: (t: InputBuilder) => Record<string, InputFieldRef<BuilderTypes, unknown>>;
     body: (input: Record<string, unknown>, body: JsonObject) => void;
   };
-  /** The collection a create POSTs to; the item an update PUTs and a delete DELETEs. */
-  collection: (params: Record<string, string>) => readonly string[];
-  item: (params: Record<string, string>, id: string) => readonly string[];
+  /**
+   * The collection a create POSTs to, from the parents' ids; the item an update PUTs and a
+   * delete DELETEs is `<collection>/<id>`. Default: the resource's own path (its reads').
+   */
+  path?: (params: Record<string, string>) => readonly string[];
   create: { field: string; description: string };
   update: { field: string; description: string };
   /** The delete, when the upstream offers one. */
@@ -255,12 +263,14 @@ export function defineWrites<S extends Listed>(description: WritesDescription<S>
       ]),
     );
   const readParams = description.readParams ?? (() => ({}));
+  const collection =
+    description.path ?? ((params: Record<string, string>) => resource.segments(params as never));
+  const item = (params: Record<string, string>, id: string) => [...collection(params), id];
 
   defineMutation<Written, string>(description.create.field, {
     description: description.create.description,
     ids: paramIds,
     input: {
-      name: `Create${resource.name}Input`,
       description: `A new ${description.field}.`,
       fields: (t) => ({ ...attributeFields(t, true), ...(description.extra?.fields(t) ?? {}) }),
     },
@@ -268,14 +278,13 @@ export function defineWrites<S extends Listed>(description: WritesDescription<S>
     resolve: (input: Input, context, params) => {
       const body = bodyOf(description.type, attributes, input);
       description.extra?.body(input, body.data);
-      return write(context, 'POST', description.collection(params), body, readParams(params));
+      return write(context, 'POST', collection(params), body, readParams(params));
     },
   });
   defineMutation<Written, string>(description.update.field, {
     description: description.update.description,
     ids: { ...paramIds, id: [own, `The ${description.field}`] },
     input: {
-      name: `Update${resource.name}Input`,
       description: `What changes in a ${description.field}: only the fields given are sent.`,
       fields: (t) => attributeFields(t, false),
     },
@@ -283,7 +292,7 @@ export function defineWrites<S extends Listed>(description: WritesDescription<S>
     resolve: (input: Input, context, ids) => {
       const id = ids.id as string;
       const body = bodyOf(description.type, attributes, input, id);
-      return write(context, 'PUT', description.item(ids, id), body, readParams(ids));
+      return write(context, 'PUT', item(ids, id), body, readParams(ids));
     },
   });
   const remove = description.delete;
@@ -291,10 +300,9 @@ export function defineWrites<S extends Listed>(description: WritesDescription<S>
   defineDelete(remove.field, {
     description: remove.description,
     what: description.field,
-    typeName: `Delete${resource.name}`,
     ids: { ...paramIds, id: [own, `The ${description.field}`] },
     deleted: 'id',
-    request: (ids) => ({ segments: description.item(ids, ids.id) }),
+    request: (ids) => ({ segments: item(ids, ids.id as string) }),
   });
 }
 
@@ -315,6 +323,23 @@ export const attribute = {
       key,
       judge,
       input: (t, required) => t.stringList({ required, description }),
+    }) satisfies AttributeInput as AttributeInput,
+  /** An id of another object: its global id or its upstreamId (./ids.ts). */
+  id: (key: string, kind: IdKind, about: string, requiredOnCreate = false) =>
+    ({
+      key,
+      requiredOnCreate,
+      judge: ((value: string, field: string) => judgeId(value, field, kind)) as Judge<never>,
+      input: (t, required) => (required ? idInput : optionalIdInput)(t, kind, about),
+    }) satisfies AttributeInput as AttributeInput,
+  /** Ids of other objects, each either form, `min` to `max` of them, none twice. */
+  ids: (key: string, kind: IdKind, about: string, max: number, min = 0, requiredOnCreate = false) =>
+    ({
+      key,
+      requiredOnCreate,
+      judge: ((values: readonly string[], field: string) =>
+        judgeIds(judgeIdList(values, field, kind), field, max, min)) as Judge<never>,
+      input: (t, required) => idListInput(t, kind, about, required),
     }) satisfies AttributeInput as AttributeInput,
   int: (key: string, description: string, judge: Judge<number>, where?: 'meta') =>
     ({

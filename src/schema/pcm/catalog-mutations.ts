@@ -7,7 +7,7 @@ import { expectResource } from '../../upstream/client.ts';
 import { BadUserInputError } from '../../upstream/errors.ts';
 import type { GatewayContext } from '../../upstream/session.ts';
 import { builder } from '../builder.ts';
-import { idInput, idKind, judgeId, optionalIdInput } from '../kit/ids.ts';
+import { idInput, idKind, judgeId } from '../kit/ids.ts';
 import { defineMutation } from '../kit/mutation.ts';
 import { type AttributeInput, attribute, defineWrites, payloadOf, write } from '../kit/writes.ts';
 import { CatalogReleases, CatalogRules, Catalogs } from './catalogs.ts';
@@ -16,7 +16,6 @@ import {
   judgeChannel,
   judgeCurrency,
   judgeDescription,
-  judgeIds,
   judgeInstant,
   judgeInt32,
   judgeList,
@@ -128,8 +127,6 @@ defineWrites({
     description: attribute.string('description', 'Description.', judgeDescription),
     externalRef: attribute.string('external_ref', 'Reference in another system.', judgeRef),
   },
-  collection: () => ['/pcm', 'pricebooks'],
-  item: (_params, id) => ['/pcm', 'pricebooks', id],
   create: { field: 'createPriceBook', description: 'Creates a price book.' },
   update: { field: 'updatePriceBook', description: 'Changes a price book.' },
   delete: {
@@ -148,8 +145,6 @@ defineWrites({
     currencies: currencies('currencies', 'The amounts, one per currency (1 to 50).'),
     sales,
   },
-  collection: ({ priceBookId }) => ['/pcm', 'pricebooks', priceBookId as string, 'prices'],
-  item: ({ priceBookId }, id) => ['/pcm', 'pricebooks', priceBookId as string, 'prices', id],
   readParams: ({ priceBookId }) => ({ priceBookId: priceBookId as string }),
   create: { field: 'createProductPrice', description: 'Prices a SKU in a price book.' },
   update: {
@@ -177,12 +172,14 @@ defineWrites({
   attributes: {
     name: attribute.string('name', 'Name.', judgeName, true),
     description: attribute.string('description', 'Description.', judgeDescription),
-    hierarchyIds: {
-      ...attribute.strings('hierarchy_ids', 'Its hierarchies (1 to 100 upstream ids).', (ids, f) =>
-        judgeIds(ids, f, 100, 1),
-      ),
-      requiredOnCreate: true,
-    },
+    hierarchyIds: attribute.ids(
+      'hierarchy_ids',
+      idKind('PcmHierarchy'),
+      'Its hierarchies (1 to 100)',
+      100,
+      1,
+      true,
+    ),
     priceBooks: {
       key: 'pricebook_ids',
       judge: ((books: readonly { priceBookId: string; priority?: number | null }[], f: string) =>
@@ -198,8 +195,6 @@ defineWrites({
         }),
     },
   },
-  collection: () => ['/pcm', 'catalogs'],
-  item: (_params, id) => ['/pcm', 'catalogs', id],
   create: { field: 'createPcmCatalog', description: 'Creates a catalog (publish it to show it).' },
   update: { field: 'updatePcmCatalog', description: 'Changes a catalog; its releases stay.' },
   delete: {
@@ -215,8 +210,8 @@ const judgeRuleName = (value: string, field: string) => {
 };
 const names = (key: string, description: string) =>
   attribute.strings(key, description, (values, f) => judgeList(values, f, 100, judgeChannel));
-const ids = (key: string, description: string) =>
-  attribute.strings(key, description, (values, f) => judgeIds(values, f, 100));
+const ids = (key: string, type: string, description: string) =>
+  attribute.ids(key, idKind(type), description, 100);
 
 defineWrites({
   resource: CatalogRules,
@@ -224,21 +219,13 @@ defineWrites({
   type: 'catalog_rule',
   attributes: {
     name: attribute.string('name', 'Name (no spaces).', judgeRuleName, true),
-    catalogId: {
-      key: 'catalog_id',
-      requiredOnCreate: true,
-      judge: ((value: string, f: string) => judgeId(value, f, idKind('Catalog'))) as never,
-      input: (t, required) =>
-        (required ? idInput : optionalIdInput)(t, idKind('Catalog'), 'The catalog it gives'),
-    },
+    catalogId: attribute.id('catalog_id', idKind('Catalog'), 'The catalog it gives', true),
     description: attribute.string('description', 'Description.', judgeDescription),
     channels: names('channels', 'EP-Channel values it matches (at most 100).'),
     tags: names('tags', 'EP-Context-Tag values it matches (at most 100).'),
-    customerIds: ids('customer_ids', 'Customers it matches (at most 100).'),
-    accountIds: ids('account_ids', 'Accounts it matches (at most 100).'),
+    customerIds: ids('customer_ids', 'Customer', 'Customers it matches (at most 100)'),
+    accountIds: ids('account_ids', 'Account', 'Accounts it matches (at most 100)'),
   },
-  collection: () => ['/pcm', 'catalogs', 'rules'],
-  item: (_params, id) => ['/pcm', 'catalogs', 'rules', id],
   create: { field: 'createCatalogRule', description: 'Creates a rule giving a catalog.' },
   update: { field: 'updateCatalogRule', description: 'Changes a rule.' },
   delete: {

@@ -60,8 +60,6 @@ defineWrites({
       judgeList(tags, field, 20, judgeTag),
     ),
   },
-  collection: () => ['/pcm', 'products'],
-  item: (_params, id) => ['/pcm', 'products', id],
   create: { field: 'createPcmProduct', description: 'Creates a product (a draft by default).' },
   update: {
     field: 'updatePcmProduct',
@@ -84,8 +82,6 @@ defineWrites({
     slug: attribute.string('slug', 'Slug.', judgeSlug),
     description: attribute.string('description', 'Description.', judgeLongText),
   },
-  collection: () => ['/pcm', 'hierarchies'],
-  item: (_params, id) => ['/pcm', 'hierarchies', id],
   create: { field: 'createPcmHierarchy', description: 'Creates a hierarchy (a category tree).' },
   update: { field: 'updatePcmHierarchy', description: 'Changes a hierarchy.' },
   delete: {
@@ -123,8 +119,7 @@ defineWrites({
       };
     },
   },
-  collection: ({ hierarchyId }) => ['/pcm', 'hierarchies', hierarchyId as string, 'nodes'],
-  item: ({ hierarchyId }, id) => ['/pcm', 'hierarchies', hierarchyId as string, 'nodes', id],
+  path: ({ hierarchyId }) => ['/pcm', 'hierarchies', hierarchyId as string, 'nodes'],
   create: {
     field: 'createPcmNode',
     description: 'Creates a node of a hierarchy, at its top level or under another node.',
