@@ -146,7 +146,9 @@ describe('the merchandiser deletes what it made', () => {
     const promotion = await made(
       `mutation($i: CreatePromotionInput!) { createPromotion(input: $i) { promotion { id upstreamId } } }`,
       'promotion',
-      { i: { name: 'Old', enabled: true, promotionType: 'PERCENT_DISCOUNT', percent: 5, ...window } },
+      {
+        i: { name: 'Old', enabled: true, promotionType: 'PERCENT_DISCOUNT', percent: 5, ...window },
+      },
     );
     await deletes(
       'deletePromotion',

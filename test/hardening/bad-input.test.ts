@@ -1063,7 +1063,10 @@ function buildCases(): Case[] {
     sku: 'S-1',
     currencies: [{ currency: 'USD', amount: 100 }],
   });
-  const catalog = pcm('createPcmCatalog', 'CreatePcmCatalogInput', { name: 'c', hierarchyIds: [U] });
+  const catalog = pcm('createPcmCatalog', 'CreatePcmCatalogInput', {
+    name: 'c',
+    hierarchyIds: [U],
+  });
   const rule = pcm('createCatalogRule', 'CreateCatalogRuleInput', { name: 'r', catalogId: U });
   const stock = pcm('setStock', 'SetStockInput', { productId: U, quantity: 1 });
   const many = (n: number, make: (i: number) => unknown) =>
