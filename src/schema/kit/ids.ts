@@ -110,6 +110,23 @@ export function idListInput(t: InputBuilder, kind: IdKind, about: string, requir
 }
 
 /** A list of ids, each judged at `field[i]`. */
-export function judgeIdList(values: readonly string[], field: string, kind: IdKind): string[] {
-  return values.map((value, i) => judgeId(value, `${field}[${i}]`, kind));
+export function judgeIdList(
+  values: readonly string[],
+  field: string,
+  kind: IdKind,
+  count: { min?: number; max: number },
+): string[] {
+  const min = count.min ?? 0;
+  if (values.length < min || values.length > count.max) {
+    throw new BadUserInputError(
+      `${field} must list ${min === 0 ? 'at most' : `${min} to`} ${count.max} ids`,
+      { field },
+    );
+  }
+  const ids = values.map((value, i) => judgeId(value, `${field}[${i}]`, kind));
+  // Both forms of one id are the same id: named twice, it is refused once judged.
+  if (new Set(ids).size !== ids.length) {
+    throw new BadUserInputError(`${field} lists the same item twice`, { field });
+  }
+  return ids;
 }

@@ -18,7 +18,15 @@ import {
   type InputShapeFromFields,
   type ObjectRef,
 } from '@pothos/core';
-import { defaultFieldResolver, type GraphQLFieldResolver } from 'graphql';
+import {
+  defaultFieldResolver,
+  type GraphQLFieldConfigMap,
+  type GraphQLFieldResolver,
+  GraphQLList,
+  GraphQLNonNull,
+  type GraphQLObjectType,
+  getNullableType,
+} from 'graphql';
 import {
   type GatewayError,
   isUserError,
@@ -236,4 +244,50 @@ export function defineMutation(
       }) as never,
     }),
   );
+}
+
+/**
+ * The same shape for mutations built with graphql-js at run time (the typed Custom APIs,
+ * src/schema/typed/mutations.ts): `payloadFields` makes a payload's fields nullable, null on user
+ * errors, and adds `userErrors` (the base schema's `UserError` type); `mutationResolver` answers
+ * the user errors a resolver throws in its payload.
+ */
+export function payloadFields<TSource>(
+  fields: GraphQLFieldConfigMap<TSource, GatewayContext>,
+  userErrorType: GraphQLObjectType,
+): GraphQLFieldConfigMap<TSource, GatewayContext> {
+  const guarded: GraphQLFieldConfigMap<TSource, GatewayContext> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    const resolve = (field.resolve ?? defaultFieldResolver) as GraphQLFieldResolver<
+      TSource,
+      GatewayContext
+    >;
+    guarded[name] = {
+      ...field,
+      type: getNullableType(field.type),
+      resolve: (parent, args, context, info) =>
+        USER_ERRORS in (parent as object) ? null : resolve(parent, args, context, info),
+    };
+  }
+  guarded.userErrors = {
+    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(userErrorType))),
+    description:
+      'What the caller can fix in the input (see docs/errors.md, "which is which"); empty when ' +
+      'the mutation was done.',
+    resolve: (parent) => (parent as Partial<Failed>)[USER_ERRORS] ?? NONE,
+  };
+  return guarded;
+}
+
+export function mutationResolver<A>(
+  run: (args: A, context: GatewayContext) => unknown,
+): GraphQLFieldResolver<unknown, GatewayContext, A> {
+  return (_root, args, context) => {
+    try {
+      const out = run(args, context);
+      return out instanceof Promise ? out.catch(failed) : out;
+    } catch (error) {
+      return failed(error);
+    }
+  };
 }

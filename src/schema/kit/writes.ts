@@ -18,7 +18,6 @@ import {
 import type { GatewayContext } from '../../upstream/session.ts';
 import type { BuilderTypes } from '../builder.ts';
 import type { Listed } from '../connection.ts';
-import { judgeIds } from '../pcm/judges.ts';
 import type { Resource } from '../resource.ts';
 import {
   type IdKind,
@@ -338,7 +337,7 @@ export const attribute = {
       key,
       requiredOnCreate,
       judge: ((values: readonly string[], field: string) =>
-        judgeIds(judgeIdList(values, field, kind), field, max, min)) as Judge<never>,
+        judgeIdList(values, field, kind, { min, max })) as Judge<never>,
       input: (t, required) => idListInput(t, kind, about, required),
     }) satisfies AttributeInput as AttributeInput,
   int: (key: string, description: string, judge: Judge<number>, where?: 'meta') =>

@@ -9,7 +9,6 @@ import { defineMutation, type IdFields, idFieldsOf } from '../kit/mutation.ts';
 import { attribute, defineWrites, payloadOf, write } from '../kit/writes.ts';
 import {
   judgeDescription,
-  judgeIds,
   judgeInt32,
   judgeList,
   judgeName,
@@ -161,8 +160,10 @@ for (const [field, method, description] of [
     input: NodeProductsInput,
     payload: nodePayload,
     resolve: (input, context, { hierarchyId, nodeId }) => {
-      const ids = judgeIdList(input.productIds, 'input.productIds', idKind('PcmProduct'));
-      judgeIds(ids, 'input.productIds', 100, 1);
+      const ids = judgeIdList(input.productIds, 'input.productIds', idKind('PcmProduct'), {
+        min: 1,
+        max: 100,
+      });
       const segments = ['/pcm', 'hierarchies', hierarchyId, 'nodes', nodeId];
       return write(context, method, [...segments, 'relationships', 'products'], {
         data: ids.map((id) => ({ type: 'product', id })),

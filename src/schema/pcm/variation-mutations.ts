@@ -15,7 +15,7 @@ import { builder } from '../builder.ts';
 import { idKind, idListInput, judgeIdList } from '../kit/ids.ts';
 import { defineMutation, definePayload } from '../kit/mutation.ts';
 import { answerPayload, writeAnswer } from '../kit/writes.ts';
-import { judgeDescription, judgeIds, judgeName } from './judges.ts';
+import { judgeDescription, judgeName } from './judges.ts';
 import { PcmProducts } from './products.ts';
 
 interface OptionShape {
@@ -169,8 +169,10 @@ defineMutation('setPcmProductVariations', {
   },
   payload: ProductPayload,
   resolve: async (input, context, { productId }) => {
-    const listed = judgeIdList(input.variationIds, 'input.variationIds', VARIATION);
-    const ids = judgeIds(listed, 'input.variationIds', 10, 1);
+    const ids = judgeIdList(input.variationIds, 'input.variationIds', VARIATION, {
+      min: 1,
+      max: 10,
+    });
     await context.write({
       method: 'PUT',
       segments: ['/pcm', 'products', productId, 'relationships', 'variations'],
