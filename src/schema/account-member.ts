@@ -10,6 +10,7 @@ import { expectList, expectResource } from '../upstream/client.ts';
 import { Accounts } from './account.ts';
 import { builder } from './builder.ts';
 import { eqFilter } from './connection.ts';
+import { idKind } from './kit/ids.ts';
 import { defineResource, field } from './resource.ts';
 import { readOptionalString, readString, relationId, unusable } from './rows.ts';
 
@@ -50,7 +51,8 @@ export const AccountMemberships = defineResource({
   path: '/v2/accounts/{accountId}/account-memberships',
   item: '/v2/accounts/{accountId}/account-memberships/{id}',
   lookupBy: 'item',
-  params: { accountId: 'Upstream id of the account.' },
+  params: { accountId: 'The account.' },
+  paramKinds: { accountId: idKind('Account') },
   body: 'flat',
   timestamps: 'meta.timestamps',
   readableBy: ['client_credentials'],
@@ -98,7 +100,9 @@ export const UserAuthenticationInfos = defineResource({
   path: '/v2/authentication-realms/{realmId}/user-authentication-info',
   item: '/v2/authentication-realms/{realmId}/user-authentication-info/{id}',
   lookupBy: 'item',
-  params: { realmId: 'Upstream id of the authentication realm.' },
+  params: { realmId: 'The authentication realm.' },
+  // A realm is no Node: its upstream id only.
+  paramKinds: { realmId: idKind('AuthenticationRealm', false) },
   body: 'flat',
   timestamps: 'meta',
   readableBy: ['client_credentials'],

@@ -12,15 +12,13 @@ import type { FieldMap } from '@pothos/core';
 import type { UpstreamRequest } from '../upstream/client.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import type { builder } from './builder.ts';
-import { CartRef, type CartShape, fetchCart } from './cart.ts';
+import { CART, CartRef, type CartShape, fetchCart } from './cart.ts';
 import { toCartItems } from './cart-item.ts';
 import { idKind } from './kit/ids.ts';
 import { definePayload, type IdFields } from './kit/mutation.ts';
 
 export type InputFieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
 
-/** A cart: its id is caller-chosen in production (letters, digits, `-`, `_`), not a uuid. */
-export const CART = idKind('Cart', true, 'cart');
 /** A cart item is no Node: its id is the upstream one only. */
 export const CART_ITEM = idKind('CartItem', false);
 

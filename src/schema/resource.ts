@@ -56,6 +56,7 @@ import {
   resolveList,
 } from './connection.ts';
 import type { EntityDefinition } from './federation.ts';
+import { ID_INPUTS, type IdKind, idKind, judgeId } from './kit/ids.ts';
 import { nullWhenNotFound } from './lookups.ts';
 import {
   compileRowReader,
@@ -110,6 +111,11 @@ export interface ResourceDescription<F extends FieldDescriptions, P extends stri
   listQuery?: Readonly<Record<string, string>>;
   /** The parent ids of a sub-collection's path → the description of their arguments. */
   params?: Record<P, string>;
+  /**
+   * What each parent id names (`{ customApiId: idKind('CustomApi') }`): its arguments then take
+   * the parent's global id or its upstreamId (src/schema/kit/ids.ts); without it, the upstream id.
+   */
+  paramKinds?: Record<P, IdKind>;
   body: 'flat' | 'nested';
   timestamps: 'meta.timestamps' | 'meta' | 'attributes';
   fields: F;
@@ -289,11 +295,17 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
   // A list without parent ids is the same for every request: its spec is made once.
   const rootSpec = paramNames.length === 0 ? listSpec() : undefined;
 
+  const paramKinds: Record<string, IdKind | undefined> = description.paramKinds ?? {};
+
   /** Judges the parent ids of an argument or representation object, in declared order. */
   const judgeParams = (source: Readonly<Record<string, unknown>>): PathParams => {
     if (paramNames.length === 0) return NO_PARAMS;
     const params: Record<string, string> = {};
-    for (const param of paramNames) params[param] = judgeUuid(source[param] as string, param);
+    for (const param of paramNames) {
+      const kind = paramKinds[param];
+      const value = source[param] as string;
+      params[param] = kind === undefined ? judgeUuid(value, param) : judgeId(value, param, kind);
+    }
     return params;
   };
 
@@ -339,34 +351,56 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
 
   const paramArgs = (t: PothosSchemaTypes.QueryFieldBuilder<BuilderTypes, object>) =>
     Object.fromEntries(
-      paramNames.map((param) => [
-        param,
-        t.arg.id({ required: true, description: (description.params as Record<P, string>)[param] }),
-      ]),
+      paramNames.map((param) => {
+        const about = (description.params as Record<P, string>)[param];
+        const kind = paramKinds[param];
+        return [
+          param,
+          t.arg.id({
+            required: true,
+            description: kind === undefined ? about : `${about} Its id or its upstreamId.`,
+          }),
+        ];
+      }),
     );
+  /** Records the id arguments of a root field for the test that walks them (ids.test). */
+  const registerArgs = (field: string, withId: boolean) => {
+    for (const param of paramNames) {
+      const kind = paramKinds[param];
+      if (kind !== undefined) ID_INPUTS.set(`Query.${field}(${param}:)`, kind);
+    }
+    if (withId) ID_INPUTS.set(`Query.${field}(id:)`, ownKind);
+  };
 
   const lookup = description.lookup;
+  // Its own id takes either form, as every id input (src/schema/kit/ids.ts).
+  const ownKind = idKind(name);
   if (lookup) {
+    registerArgs(lookup.field, true);
     builder.queryField(lookup.field, (t) =>
       t.field({
         type: ref,
         nullable: true,
         description:
           lookup.description ??
-          `One ${singular} by upstream id; null when the store has no such ${singular}.`,
+          `One ${singular} by id; null when the store has no such ${singular}.`,
         args: {
           ...paramArgs(t),
-          id: t.arg.id({ required: true, description: `Upstream id of the ${singular}.` }),
+          id: t.arg.id({
+            required: true,
+            description: `The ${singular}: a ${name} id or its upstreamId.`,
+          }),
         },
         resolve: (_root, args, context) => {
           const params = judgeParams(args);
-          return load(context, judgeUuid(args.id, 'id'), params) as never;
+          return load(context, judgeId(args.id, 'id', ownKind), params) as never;
         },
       }),
     );
   }
 
   if (list?.field !== undefined) {
+    registerArgs(list.field, false);
     const spec = rootSpec;
     builder.queryField(list.field, (t) =>
       t.connection(

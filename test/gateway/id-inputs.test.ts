@@ -5,13 +5,22 @@
  * made by the kit (src/schema/kit/ids.ts), which records the type it names.
  */
 import { encodeGlobalID } from '@pothos/plugin-relay';
-import { type GraphQLInputObjectType, getNamedType, isInputObjectType } from 'graphql';
+import {
+  type GraphQLInputObjectType,
+  getNamedType,
+  isInputObjectType,
+  isObjectType,
+} from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../src/schema/index.ts';
 import { ID_INPUTS, judgeId } from '../../src/schema/kit/ids.ts';
 import { type Stack, startStack } from '../support/harness.ts';
 
-/** Every `<Input>.<field>` of type ID or [ID] reachable from a mutation's input. */
+/**
+ * Every id the schema takes: each `<Input>.<field>` of type ID or [ID] reachable from a
+ * mutation's input, and each ID argument of a field (`Query.cart(id:)`), but `node(id:)` and
+ * `nodes(ids:)`, which take global ids by definition.
+ */
 function idInputs(): string[] {
   const found = new Set<string>();
   const seen = new Set<string>();
@@ -30,6 +39,16 @@ function idInputs(): string[] {
       if (isInputObjectType(named)) walk(named);
     }
   }
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('_') || type.name === 'Mutation') continue;
+    for (const field of Object.values(type.getFields())) {
+      if (type.name === 'Query' && (field.name === 'node' || field.name === 'nodes')) continue;
+      for (const arg of field.args) {
+        if (getNamedType(arg.type).name === 'ID')
+          found.add(`${type.name}.${field.name}(${arg.name}:)`);
+      }
+    }
+  }
   return [...found].sort();
 }
 
@@ -37,8 +56,10 @@ const UUID = '0b8e3e8c-5a7c-4a57-9a55-2f1a8d7f0c11';
 const inputs = idInputs();
 
 describe('every id input of the schema', () => {
-  it('finds the id inputs', () => {
-    expect(inputs.length).toBeGreaterThan(30);
+  it('finds the id inputs, of mutations and of reads', () => {
+    expect(inputs.length).toBeGreaterThan(100);
+    expect(inputs).toContain('Query.cart(id:)');
+    expect(inputs).toContain('AddCartProductItemInput.cartId');
   });
 
   it.each(inputs)('%s takes the global id or the upstreamId', (coordinate) => {
@@ -87,6 +108,14 @@ describe('a cart by either id, over a real socket', () => {
     expect(
       byUpstream.body.data.addCartCustomItem.cart.items.map((i: { sku: string }) => i.sku),
     ).toEqual(expect.arrayContaining(['BY-GLOBAL', 'BY-UPSTREAM']));
+
+    // Reads take either form too.
+    for (const form of [id, upstreamId]) {
+      const read = await stack.graphql('query($id: ID!) { cart(id: $id) { upstreamId } }', {
+        id: form,
+      });
+      expect(read.body.data.cart).toEqual({ upstreamId });
+    }
 
     stack.upstreamRequests.length = 0;
     const wrong = await stack.graphql(ADD, item(encodeGlobalID('Order', UUID), 'NO'));

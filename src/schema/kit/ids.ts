@@ -76,7 +76,11 @@ const kinds = new Map<string, IdKind>();
 /** The id kind of a type (`Cart` → a node with a cart-form upstream id). */
 export function idKind(type: string, node = true, form: UpstreamIdForm = 'uuid'): IdKind {
   const known = kinds.get(type);
-  if (known !== undefined) return known;
+  if (known !== undefined) {
+    // One type, one id form: a second description that disagrees is a bug of the schema.
+    if (known.node !== node || known.form !== form) throw new Error(`id kind ${type} redefined`);
+    return known;
+  }
   const kind = { type, node, form };
   kinds.set(type, kind);
   return kind;
