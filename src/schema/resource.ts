@@ -109,13 +109,13 @@ export interface ResourceDescription<F extends FieldDescriptions, P extends stri
   lookupBy?: 'in-filter' | 'item';
   /** Query sent with every list page and lookup (the catalog's `include=main_image,files`). */
   listQuery?: Readonly<Record<string, string>>;
-  /** The parent ids of a sub-collection's path → the description of their arguments. */
-  params?: Record<P, string>;
   /**
-   * What each parent id names (`{ customApiId: idKind('CustomApi') }`): its arguments then take
-   * the parent's global id or its upstreamId (src/schema/kit/ids.ts); without it, the upstream id.
+   * The parent ids of a sub-collection's path → the description of their arguments, and what
+   * each names (`{ customApiId: ['The Custom API.', idKind('CustomApi')] }`): an argument then
+   * takes the parent's global id or its upstreamId (src/schema/kit/ids.ts); described by its
+   * text alone, the upstream id.
    */
-  paramKinds?: Record<P, IdKind>;
+  params?: Record<P, string | readonly [string, IdKind]>;
   body: 'flat' | 'nested';
   timestamps: 'meta.timestamps' | 'meta' | 'attributes';
   fields: F;
@@ -295,7 +295,15 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
   // A list without parent ids is the same for every request: its spec is made once.
   const rootSpec = paramNames.length === 0 ? listSpec() : undefined;
 
-  const paramKinds: Record<string, IdKind | undefined> = description.paramKinds ?? {};
+  const paramKinds: Record<string, IdKind | undefined> = {};
+  const paramAbout: Record<string, string> = {};
+  for (const [param, given] of Object.entries(description.params ?? {}) as [
+    string,
+    string | readonly [string, IdKind],
+  ][]) {
+    paramAbout[param] = typeof given === 'string' ? given : given[0];
+    paramKinds[param] = typeof given === 'string' ? undefined : given[1];
+  }
 
   /** Judges the parent ids of an argument or representation object, in declared order. */
   const judgeParams = (source: Readonly<Record<string, unknown>>): PathParams => {
@@ -352,7 +360,7 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
   const paramArgs = (t: PothosSchemaTypes.QueryFieldBuilder<BuilderTypes, object>) =>
     Object.fromEntries(
       paramNames.map((param) => {
-        const about = (description.params as Record<P, string>)[param];
+        const about = paramAbout[param];
         const kind = paramKinds[param];
         return [
           param,

@@ -220,8 +220,8 @@ export interface WritesDescription<S extends Listed> {
   field: string;
   /** JSON:API `type` of the body. */
   type: string;
-  /** Path ids the write needs, besides `id` (`hierarchyId`) → the type they name. */
-  params?: Record<string, { type: string; about: string }>;
+  /** Path ids the write needs, besides `id`: `{ hierarchyId: [idKind('PcmHierarchy'), 'The hierarchy'] }`. */
+  params?: IdFields<string>;
   attributes: Record<string, AttributeInput>;
   /** Fields of the create input beyond the attributes, and what they add to the body. */
   extra?: {
@@ -233,25 +233,35 @@ export interface WritesDescription<S extends Listed> {
    * delete DELETEs is `<collection>/<id>`. Default: the resource's own path (its reads').
    */
   path?: (params: Record<string, string>) => readonly string[];
-  create: { field: string; description: string };
-  update: { field: string; description: string };
-  /** The delete, when the upstream offers one. */
-  delete?: { field: string; description: string };
+  /**
+   * What the mutations do, for their descriptions (the REST call is added): `create<Name>`,
+   * `update<Name>` and, when the upstream offers one, `delete<Name>`.
+   */
+  create: string;
+  update: string;
+  delete?: string;
+  /** `<Name>` of the mutations; the resource's name by default. */
+  name?: string;
   /** The params a written row is read with (a sub-collection's parent ids). */
   readParams?: (params: Record<string, string>) => Record<string, string>;
 }
 
 type Input = Record<string, unknown>;
 
+/** The REST path a description names, its ids as `{param}` (`/pcm/hierarchies/{hierarchyId}/nodes`). */
+function rest(path: (params: Record<string, string>, id: string) => readonly string[]): string {
+  const placeholders = new Proxy({} as Record<string, string>, {
+    get: (_target, key) => `{${String(key)}}`,
+  });
+  const segments = path(placeholders, '{id}');
+  return segments.join('/').replace(/^\/?/, '/').replace('//', '/');
+}
+
 /** Registers the inputs, the payloads and the create, update (and delete) mutations. */
 export function defineWrites<S extends Listed>(description: WritesDescription<S>): void {
   const { resource, attributes } = description;
-  const paramIds: IdFields<string> = Object.fromEntries(
-    Object.entries(description.params ?? {}).map(([name, { type, about }]) => [
-      name,
-      [idKind(type), about] as const,
-    ]),
-  );
+  const paramIds: IdFields<string> = description.params ?? {};
+  const name = description.name ?? resource.name;
   const own: IdKind = idKind(resource.name);
   const payload = payloadOf(resource, description.field, `The ${description.field} as written.`);
   const attributeFields = (t: InputBuilder, creating: boolean) =>
@@ -266,8 +276,8 @@ export function defineWrites<S extends Listed>(description: WritesDescription<S>
     description.path ?? ((params: Record<string, string>) => resource.segments(params as never));
   const item = (params: Record<string, string>, id: string) => [...collection(params), id];
 
-  defineMutation<Written, string>(description.create.field, {
-    description: description.create.description,
+  defineMutation<Written, string>(`create${name}`, {
+    description: `${description.create} (POST ${rest(collection)}).`,
     ids: paramIds,
     input: {
       description: `A new ${description.field}.`,
@@ -280,8 +290,8 @@ export function defineWrites<S extends Listed>(description: WritesDescription<S>
       return write(context, 'POST', collection(params), body, readParams(params));
     },
   });
-  defineMutation<Written, string>(description.update.field, {
-    description: description.update.description,
+  defineMutation<Written, string>(`update${name}`, {
+    description: `${description.update} (PUT ${rest(item)}; only the fields given are sent).`,
     ids: { ...paramIds, id: [own, `The ${description.field}`] },
     input: {
       description: `What changes in a ${description.field}: only the fields given are sent.`,
@@ -296,8 +306,8 @@ export function defineWrites<S extends Listed>(description: WritesDescription<S>
   });
   const remove = description.delete;
   if (remove === undefined) return;
-  defineDelete(remove.field, {
-    description: remove.description,
+  defineDelete(`delete${name}`, {
+    description: `${remove} (DELETE ${rest(item)}).`,
     what: description.field,
     ids: { ...paramIds, id: [own, `The ${description.field}`] },
     deleted: 'id',

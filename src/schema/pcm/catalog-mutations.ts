@@ -127,34 +127,25 @@ defineWrites({
     description: attribute.string('description', 'Description.', judgeDescription),
     externalRef: attribute.string('external_ref', 'Reference in another system.', judgeRef),
   },
-  create: { field: 'createPriceBook', description: 'Creates a price book.' },
-  update: { field: 'updatePriceBook', description: 'Changes a price book.' },
-  delete: {
-    field: 'deletePriceBook',
-    description: 'Deletes a price book with its prices (DELETE /pcm/pricebooks/{id}).',
-  },
+  create: 'Creates a price book',
+  update: 'Changes a price book',
+  delete: 'Deletes a price book with its prices',
 });
 
 defineWrites({
   resource: ProductPrices,
   field: 'price',
   type: 'product-price',
-  params: { priceBookId: { type: 'PriceBook', about: 'The price book' } },
+  params: { priceBookId: [idKind('PriceBook'), 'The price book'] },
   attributes: {
     sku: attribute.string('sku', 'The SKU priced.', judgeSku, true),
     currencies: currencies('currencies', 'The amounts, one per currency (1 to 50).'),
     sales,
   },
   readParams: ({ priceBookId }) => ({ priceBookId: priceBookId as string }),
-  create: { field: 'createProductPrice', description: 'Prices a SKU in a price book.' },
-  update: {
-    field: 'updateProductPrice',
-    description: 'Changes a price: the currencies given replace the map; sales likewise.',
-  },
-  delete: {
-    field: 'deleteProductPrice',
-    description: 'Deletes a price (DELETE /pcm/pricebooks/{p}/prices/{id}).',
-  },
+  create: 'Prices a SKU in a price book',
+  update: 'Changes a price: the currencies given replace the map; sales likewise',
+  delete: 'Deletes a price',
 });
 
 const CatalogPriceBookInput = builder.inputType('CatalogPriceBookInput', {
@@ -167,6 +158,8 @@ const CatalogPriceBookInput = builder.inputType('CatalogPriceBookInput', {
 
 defineWrites({
   resource: Catalogs,
+  // Named as its queries (pcmCatalog, pcmCatalogs): the shopper's `catalog` is another thing.
+  name: 'PcmCatalog',
   field: 'catalog',
   type: 'catalog',
   attributes: {
@@ -195,12 +188,9 @@ defineWrites({
         }),
     },
   },
-  create: { field: 'createPcmCatalog', description: 'Creates a catalog (publish it to show it).' },
-  update: { field: 'updatePcmCatalog', description: 'Changes a catalog; its releases stay.' },
-  delete: {
-    field: 'deletePcmCatalog',
-    description: 'Deletes a catalog with its releases (DELETE /pcm/catalogs/{id}).',
-  },
+  create: 'Creates a catalog; publish it to show it',
+  update: 'Changes a catalog; its releases stay',
+  delete: 'Deletes a catalog with its releases',
 });
 
 const judgeRuleName = (value: string, field: string) => {
@@ -226,12 +216,9 @@ defineWrites({
     customerIds: ids('customer_ids', 'Customer', 'Customers it matches (at most 100)'),
     accountIds: ids('account_ids', 'Account', 'Accounts it matches (at most 100)'),
   },
-  create: { field: 'createCatalogRule', description: 'Creates a rule giving a catalog.' },
-  update: { field: 'updateCatalogRule', description: 'Changes a rule.' },
-  delete: {
-    field: 'deleteCatalogRule',
-    description: 'Deletes a rule (DELETE /pcm/catalogs/rules/{id}).',
-  },
+  create: 'Creates a rule giving a catalog',
+  update: 'Changes a rule',
+  delete: 'Deletes a rule',
 });
 
 // ---- publishing ----

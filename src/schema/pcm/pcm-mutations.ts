@@ -59,17 +59,10 @@ defineWrites({
       judgeList(tags, field, 20, judgeTag),
     ),
   },
-  create: { field: 'createPcmProduct', description: 'Creates a product (a draft by default).' },
-  update: {
-    field: 'updatePcmProduct',
-    description: 'Changes a product. A child product changed directly leaves its parent.',
-  },
-  delete: {
-    field: 'deletePcmProduct',
-    description:
-      'Deletes a product (DELETE /pcm/products/{id}); a parent’s children go with it. Its ' +
-      'published releases keep it until the next publish.',
-  },
+  create: 'Creates a product, a draft by default',
+  update: 'Changes a product; a child product changed directly leaves its parent',
+  delete:
+    'Deletes a product, and a parent’s children with it; its published releases keep it until the next publish',
 });
 
 defineWrites({
@@ -81,19 +74,16 @@ defineWrites({
     slug: attribute.string('slug', 'Slug.', judgeSlug),
     description: attribute.string('description', 'Description.', judgeLongText),
   },
-  create: { field: 'createPcmHierarchy', description: 'Creates a hierarchy (a category tree).' },
-  update: { field: 'updatePcmHierarchy', description: 'Changes a hierarchy.' },
-  delete: {
-    field: 'deletePcmHierarchy',
-    description: 'Deletes a hierarchy with its nodes (DELETE /pcm/hierarchies/{id}).',
-  },
+  create: 'Creates a hierarchy, a category tree',
+  update: 'Changes a hierarchy',
+  delete: 'Deletes a hierarchy with its nodes',
 });
 
 defineWrites({
   resource: PcmNodes,
   field: 'node',
   type: 'node',
-  params: { hierarchyId: { type: 'PcmHierarchy', about: 'The hierarchy' } },
+  params: { hierarchyId: [idKind('PcmHierarchy'), 'The hierarchy'] },
   attributes: {
     name: attribute.string('name', 'Name, unique among its siblings.', judgeName, true),
     slug: attribute.string('slug', 'Slug, unique among its siblings.', judgeSlug),
@@ -119,17 +109,9 @@ defineWrites({
     },
   },
   path: ({ hierarchyId }) => ['/pcm', 'hierarchies', hierarchyId as string, 'nodes'],
-  create: {
-    field: 'createPcmNode',
-    description: 'Creates a node of a hierarchy, at its top level or under another node.',
-  },
-  update: { field: 'updatePcmNode', description: 'Changes a node.' },
-  delete: {
-    field: 'deletePcmNode',
-    description:
-      'Deletes a node (DELETE /pcm/hierarchies/{h}/nodes/{id}); its children go with it, its ' +
-      'products stay.',
-  },
+  create: 'Creates a node of a hierarchy, at its top level or under another node',
+  update: 'Changes a node',
+  delete: 'Deletes a node; its children go with it, its products stay',
 });
 
 // ---- a node's products ----
