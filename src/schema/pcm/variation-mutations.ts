@@ -11,7 +11,7 @@ import {
   type UpstreamRequest,
 } from '../../upstream/client.ts';
 import { BadUserInputError } from '../../upstream/errors.ts';
-import { builder } from '../builder.ts';
+import { type BuilderTypes, builder } from '../builder.ts';
 import { idKind, idListInput, judgeIdList } from '../kit/ids.ts';
 import { defineMutation, definePayload } from '../kit/mutation.ts';
 import { answerPayload, writeAnswer } from '../kit/writes.ts';
@@ -127,6 +127,19 @@ defineMutation('createPcmVariationOption', {
   },
 });
 
+/** The product a write changed, read after it (one GET, counted by the query cost). */
+const productAfter = <P extends { productId: string }>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>,
+  description: string,
+) =>
+  t.field({
+    type: PcmProducts.ref,
+    nullable: true,
+    description,
+    resolve: (source, _args, context) => PcmProducts.load(context, source.productId),
+    extensions: { upstreamCalls: 1 },
+  });
+
 const BuildRef = builder.objectRef<{ productId: string; jobId: string; status: string }>(
   'PcmBuildJob',
 );
@@ -135,26 +148,14 @@ BuildRef.implement({
   fields: (t) => ({
     jobId: t.exposeID('jobId', { description: 'The PXM job id.' }),
     status: t.exposeString('status', { description: '`success` or `failed` (see /pcm/jobs).' }),
-    product: t.field({
-      type: PcmProducts.ref,
-      nullable: true,
-      description: 'The parent product, whose `children` are now built.',
-      resolve: (job, _args, context) => PcmProducts.load(context, job.productId),
-      extensions: { upstreamCalls: 1 },
-    }),
+    product: productAfter(t, 'The parent product, whose `children` are now built.'),
   }),
 });
 
 const ProductPayload = definePayload<{ productId: string }>('SetPcmProductVariationsPayload', {
   description: 'The parent product with its variations.',
   fields: (t) => ({
-    product: t.field({
-      type: PcmProducts.ref,
-      nullable: true,
-      description: 'The product after the write (read after it).',
-      resolve: (p, _args, context) => PcmProducts.load(context, p.productId),
-      extensions: { upstreamCalls: 1 },
-    }),
+    product: productAfter(t, 'The product after the write (read after it).'),
   }),
 });
 
