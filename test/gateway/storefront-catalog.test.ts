@@ -185,7 +185,10 @@ describe('catalog products in a cart', () => {
       { i: { cartId: yen.createCart.cart.upstreamId, sku: a.sku, quantity: 1 } },
       { token: guest },
     );
-    expect(userError(noPrice.body, 'addCartProductItem')?.code).toBe('PRICE_NOT_FOUND');
+    expect(userError(noPrice.body, 'addCartProductItem')).toMatchObject({
+      code: 'PRICE_NOT_FOUND',
+      field: 'input.sku',
+    });
 
     const before = stack.upstreamRequests.length;
     const both = await stack.graphql(

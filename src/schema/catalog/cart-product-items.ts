@@ -19,12 +19,13 @@ import { judgeSku } from '../pcm/judges.ts';
 const PRODUCT = idKind('Product');
 
 /** The upstream's 400s that mean "not enough stock" and "no price in this currency". */
-function coded(error: unknown): unknown {
+function coded(error: unknown, product: 'input.productId' | 'input.sku'): unknown {
   if (!isGatewayError(error) || error.code !== 'BAD_USER_INPUT') return error;
   const options = { upstreamStatus: error.upstreamStatus, field: 'input.quantity', cause: error };
   if (/insufficient stock/i.test(error.message)) return new OutOfStockError(error.message, options);
   if (/has no (price|SKU)/i.test(error.message)) {
-    return new PriceNotFoundError(error.message, { ...options, field: 'input.productId' });
+    // The field that named the product: a form shows it there.
+    return new PriceNotFoundError(error.message, { ...options, field: product });
   }
   return error;
 }
@@ -70,7 +71,7 @@ defineMutation('addCartProductItem', {
         body: { data },
       });
     } catch (error) {
-      throw coded(error);
+      throw coded(error, byId ? 'input.productId' : 'input.sku');
     }
   },
 });
