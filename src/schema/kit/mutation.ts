@@ -86,17 +86,22 @@ export function fieldPath(field: string | undefined): string[] | null {
     .filter((part) => part !== '');
 }
 
-export function userErrorOf(error: GatewayError & { code: UserErrorCode }): UserErrorShape {
-  return { code: error.code, field: fieldPath(error.field), message: error.message };
+export function userErrorOf(
+  error: GatewayError & { code: UserErrorCode },
+  notFound?: string,
+): UserErrorShape {
+  // An upstream 404 does not say which id named nothing; with one id in the input, it was that.
+  const field = error.field ?? (error.code === 'NOT_FOUND' ? notFound : undefined);
+  return { code: error.code, field: fieldPath(field), message: error.message };
 }
 
 const USER_ERRORS = Symbol('userErrors');
 type Failed = { [USER_ERRORS]: readonly UserErrorShape[] };
 const NONE: readonly UserErrorShape[] = Object.freeze([]);
 
-function failed(error: unknown): Failed {
+function failed(error: unknown, notFound?: string): Failed {
   if (!isUserError(error)) throw error;
-  return { [USER_ERRORS]: [userErrorOf(error)] };
+  return { [USER_ERRORS]: [userErrorOf(error, notFound)] };
 }
 
 /** A payload type: what a mutation answers (R), with `userErrors`. */
@@ -227,6 +232,9 @@ export function defineMutation(
     return judged;
   };
   const run = description.resolve;
+  // The field a NOT_FOUND is about when the input names one id (`input.cartId`).
+  const soleId = ids.length === 1 ? `input.${ids[0]?.[0]}` : undefined;
+  const refused = soleId === undefined ? failed : (error: unknown) => failed(error, soleId);
   builder.mutationField(name, (t) =>
     t.field({
       type: description.payload as ObjectRef<BuilderTypes, unknown>,
@@ -237,9 +245,9 @@ export function defineMutation(
         try {
           const given = args.input as Record<string, unknown>;
           const out = run(given as never, context, judgeIds(given));
-          return out instanceof Promise ? out.catch(failed) : out;
+          return out instanceof Promise ? out.catch(refused) : out;
         } catch (error) {
-          return failed(error);
+          return refused(error);
         }
       }) as never,
     }),
