@@ -276,6 +276,17 @@ describe('typed Custom APIs', () => {
       )
     ).body;
     expect(byGlobal.data.deleteGiftCard).toEqual({ deletedId: other.upstreamId, userErrors: [] });
+    // And so does its lookup.
+    const lookedUp = (
+      await stack.graphql('query($id: ID!) { giftCard(id: $id) { upstreamId } }', { id: ids[0] })
+    ).body;
+    const global = (
+      await stack.graphql('query($id: ID!) { giftCard(id: $id) { id } }', { id: ids[0] })
+    ).body.data.giftCard.id;
+    const byGlobalId = (
+      await stack.graphql('query($id: ID!) { giftCard(id: $id) { upstreamId } }', { id: global })
+    ).body;
+    expect(byGlobalId.data.giftCard).toEqual(lookedUp.data.giftCard);
     expect((await rest(stack, 'GET', `${API}/${apiId}/entries/${extra}`)).status).toBe(404);
   });
 
