@@ -56,7 +56,7 @@ import {
   resolveList,
 } from './connection.ts';
 import type { EntityDefinition } from './federation.ts';
-import { ID_INPUTS, type IdKind, idKind, judgeId } from './kit/ids.ts';
+import { ID_INPUTS, type IdKind, idKind, judgeId, type ParentId, parentIds } from './kit/ids.ts';
 import { nullWhenNotFound } from './lookups.ts';
 import {
   compileRowReader,
@@ -295,24 +295,14 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
   // A list without parent ids is the same for every request: its spec is made once.
   const rootSpec = paramNames.length === 0 ? listSpec() : undefined;
 
-  const paramKinds: Record<string, IdKind | undefined> = {};
-  const paramAbout: Record<string, string> = {};
-  for (const [param, given] of Object.entries(description.params ?? {}) as [
-    string,
-    string | readonly [string, IdKind],
-  ][]) {
-    paramAbout[param] = typeof given === 'string' ? given : given[0];
-    paramKinds[param] = typeof given === 'string' ? undefined : given[1];
-  }
+  const parents = parentIds(description.params ?? {});
 
   /** Judges the parent ids of an argument or representation object, in declared order. */
   const judgeParams = (source: Readonly<Record<string, unknown>>): PathParams => {
     if (paramNames.length === 0) return NO_PARAMS;
     const params: Record<string, string> = {};
     for (const param of paramNames) {
-      const kind = paramKinds[param];
-      const value = source[param] as string;
-      params[param] = kind === undefined ? judgeUuid(value, param) : judgeId(value, param, kind);
+      params[param] = (parents[param] as ParentId).judge(source[param] as string);
     }
     return params;
   };
@@ -359,22 +349,14 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
 
   const paramArgs = (t: PothosSchemaTypes.QueryFieldBuilder<BuilderTypes, object>) =>
     Object.fromEntries(
-      paramNames.map((param) => {
-        const about = paramAbout[param];
-        const kind = paramKinds[param];
-        return [
-          param,
-          t.arg.id({
-            required: true,
-            description: kind === undefined ? about : `${about} Its id or its upstreamId.`,
-          }),
-        ];
-      }),
+      paramNames.map((param) => [
+        param,
+        t.arg.id({ required: true, description: parents[param]?.description }),
+      ]),
     );
   /** Records the id arguments of a root field for the test that walks them (ids.test). */
   const registerArgs = (field: string, withId: boolean) => {
-    for (const param of paramNames) {
-      const kind = paramKinds[param];
+    for (const [param, { kind }] of Object.entries(parents)) {
       if (kind !== undefined) ID_INPUTS.set(`Query.${field}(${param}:)`, kind);
     }
     if (withId) ID_INPUTS.set(`Query.${field}(id:)`, ownKind);

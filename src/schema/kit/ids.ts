@@ -134,3 +134,30 @@ export function judgeIdList(
   }
   return ids;
 }
+
+/** A described resource's parent id: how it is judged, and its argument's description. */
+export interface ParentId {
+  description: string;
+  judge: (value: string) => string;
+  kind: IdKind | undefined;
+}
+
+/**
+ * The parent ids of a described resource (src/schema/resource.ts), each given by its text alone
+ * (an upstream id) or with what it names (`['The Custom API.', idKind('CustomApi')]`: either
+ * form).
+ */
+export function parentIds(
+  params: Readonly<Record<string, string | readonly [string, IdKind]>>,
+): Record<string, ParentId> {
+  const parents: Record<string, ParentId> = {};
+  for (const [name, given] of Object.entries(params)) {
+    const [about, kind] = typeof given === 'string' ? [given, undefined] : given;
+    parents[name] = {
+      kind,
+      description: kind === undefined ? about : `${about} Its id or its upstreamId.`,
+      judge: (value) => (kind === undefined ? judgeUuid(value, name) : judgeId(value, name, kind)),
+    };
+  }
+  return parents;
+}
