@@ -11,6 +11,7 @@ import { FULL_PAGE } from '../upstream/paging/query.ts';
 import { Accounts } from './account.ts';
 import { builder } from './builder.ts';
 import { eqFilter } from './connection.ts';
+import { idKind } from './kit/ids.ts';
 import { defineResource, field } from './resource.ts';
 import { readOptionalString, readString, relationId, unusable } from './rows.ts';
 
@@ -51,7 +52,7 @@ export const AccountMemberships = defineResource({
   path: '/v2/accounts/{accountId}/account-memberships',
   item: '/v2/accounts/{accountId}/account-memberships/{id}',
   lookupBy: 'item',
-  params: { accountId: 'Upstream id of the account.' },
+  params: { accountId: ['The account.', idKind('Account')] },
   body: 'flat',
   timestamps: 'meta.timestamps',
   readableBy: ['client_credentials'],
@@ -99,7 +100,8 @@ export const UserAuthenticationInfos = defineResource({
   path: '/v2/authentication-realms/{realmId}/user-authentication-info',
   item: '/v2/authentication-realms/{realmId}/user-authentication-info/{id}',
   lookupBy: 'item',
-  params: { realmId: 'Upstream id of the authentication realm.' },
+  // A realm is no Node: its upstream id only.
+  params: { realmId: ['The authentication realm.', idKind('AuthenticationRealm', false)] },
   body: 'flat',
   timestamps: 'meta',
   readableBy: ['client_credentials'],

@@ -13,8 +13,11 @@ import { Accounts } from './account.ts';
 import { AccountMembers, AccountMemberships } from './account-member.ts';
 import { builder } from './builder.ts';
 import { signInRefused, ViewerRef } from './customer.ts';
+import { idKind } from './kit/ids.ts';
+import { defineMutation, definePayload, type IdFields } from './kit/mutation.ts';
+import { answerPayload, defineDelete, writeAnswer } from './kit/writes.ts';
 import type { ShapeOfResource } from './resource.ts';
-import { judgeNonEmpty, judgeUuid, readString, unusable } from './rows.ts';
+import { judgeNonEmpty, readString, unusable } from './rows.ts';
 
 builder.objectFields(ViewerRef, (t) => ({
   accountMember: t.field({
@@ -50,20 +53,6 @@ builder.objectFields(ViewerRef, (t) => ({
 
 const MAX_SECRET = 1024;
 
-const CreateAccountMemberTokenInput = builder.inputType('CreateAccountMemberTokenInput', {
-  description:
-    'An account member’s credentials in a password profile of the account-authentication ' +
-    'realm. The password is never logged nor echoed.',
-  fields: (t) => ({
-    passwordProfileId: t.id({
-      required: true,
-      description: 'The password profile (upstream id) the username and password belong to.',
-    }),
-    username: t.string({ required: true, description: 'The member’s username (often an email).' }),
-    password: t.string({ required: true, description: 'The member’s password.' }),
-  }),
-});
-
 interface AccountTokenShape {
   accountId: string;
   accountName: string;
@@ -86,23 +75,22 @@ const AccountMemberTokenRef = builder.objectRef<AccountTokenShape>('AccountMembe
   }),
 });
 
-const CreateAccountMemberTokenPayload = builder
-  .objectRef<{ accountMemberId: string; tokens: AccountTokenShape[] }>(
-    'CreateAccountMemberTokenPayload',
-  )
-  .implement({
-    description: 'The signed-in member and one token per account they buy for.',
-    fields: (t) => ({
-      accountMemberId: t.exposeID('accountMemberId', {
-        description: 'The account member (upstream id).',
-      }),
-      tokens: t.field({
-        type: [AccountMemberTokenRef],
-        description: 'One token per account the member buys for (none when they buy for none).',
-        resolve: (payload) => payload.tokens,
-      }),
+const CreateAccountMemberTokenPayload = definePayload<{
+  accountMemberId: string;
+  tokens: AccountTokenShape[];
+}>('CreateAccountMemberTokenPayload', {
+  description: 'The signed-in member and one token per account they buy for.',
+  fields: (t) => ({
+    accountMemberId: t.exposeID('accountMemberId', {
+      description: 'The account member (upstream id).',
     }),
-  });
+    tokens: t.field({
+      type: [AccountMemberTokenRef],
+      description: 'One token per account the member buys for (none when they buy for none).',
+      resolve: (payload) => payload.tokens,
+    }),
+  }),
+});
 
 const unusableToken = (what: string) => unusable(`account_management_authentication_token.${what}`);
 
@@ -126,143 +114,100 @@ function judgeSecret(value: string, field: string): string {
   return value;
 }
 
-builder.mutationField('createAccountMemberToken', (t) =>
-  t.field({
-    type: CreateAccountMemberTokenPayload,
+defineMutation('createAccountMemberToken', {
+  description:
+    'Signs an account member in by password (POST /v2/account-members/tokens); works with an ' +
+    'implicit token. A wrong username, password or password profile is INVALID_CREDENTIALS, ' +
+    'without saying which; a refused bearer token stays UNAUTHENTICATED.',
+  ids: { passwordProfileId: [idKind('PasswordProfile', false), 'The password profile'] },
+  input: {
     description:
-      'Signs an account member in by password (POST /v2/account-members/tokens); works with an ' +
-      'implicit token. A wrong username, password or password profile is INVALID_CREDENTIALS, ' +
-      'without saying which; a refused bearer token stays UNAUTHENTICATED.',
-    args: {
-      input: t.arg({
-        type: CreateAccountMemberTokenInput,
+      'An account member’s credentials in a password profile of the account-authentication ' +
+      'realm. The password is never logged nor echoed.',
+    fields: (t) => ({
+      username: t.string({
         required: true,
-        description: 'The credentials.',
+        description: 'The member’s username (often an email).',
       }),
-    },
-    resolve: async (_root, { input }, context) => {
-      const profile = judgeUuid(String(input.passwordProfileId), 'input.passwordProfileId');
-      const username = judgeNonEmpty(input.username, 'input.username');
-      const password = judgeSecret(input.password, 'input.password');
-      const response = await context
-        .write({
-          method: 'POST',
-          segments: ['account-members', 'tokens'],
-          body: {
-            data: {
-              type: 'account_management_authentication_token',
-              authentication_mechanism: 'password',
-              password_profile_id: profile,
-              username,
-              password,
-            },
+      password: t.string({ required: true, description: 'The member’s password.' }),
+    }),
+  },
+  payload: CreateAccountMemberTokenPayload,
+  resolve: async (input, context, { passwordProfileId: profile }) => {
+    const username = judgeNonEmpty(input.username, 'input.username');
+    const password = judgeSecret(input.password, 'input.password');
+    const response = await context
+      .write({
+        method: 'POST',
+        segments: ['account-members', 'tokens'],
+        body: {
+          data: {
+            type: 'account_management_authentication_token',
+            authentication_mechanism: 'password',
+            password_profile_id: profile,
+            username,
+            password,
           },
-        })
-        .catch(signInRefused('username'));
-      // Token rows carry no id: read the body as the token answer it is.
-      const body = isJsonObject(response.body) ? response.body : {};
-      const meta = isJsonObject(body.meta) ? body.meta : {};
-      if (!Array.isArray(body.data)) throw unusableToken('data');
-      return {
-        accountMemberId: readString(meta, 'account_member_id', 'account_management_token.meta'),
-        tokens: body.data.map((row) => {
-          if (!isJsonObject(row)) throw unusableToken('data[]');
-          const type = 'account_management_authentication_token';
-          return {
-            accountId: readString(row, 'account_id', type),
-            accountName: readString(row, 'account_name', type),
-            token: readString(row, 'token', type),
-            expiresAt: expiresOf(row),
-          };
-        }),
-      };
-    },
-  }),
-);
+        },
+      })
+      .catch(signInRefused('username'));
+    // Token rows carry no id: read the body as the token answer it is.
+    const body = isJsonObject(response.body) ? response.body : {};
+    const meta = isJsonObject(body.meta) ? body.meta : {};
+    if (!Array.isArray(body.data)) throw unusableToken('data');
+    return {
+      accountMemberId: readString(meta, 'account_member_id', 'account_management_token.meta'),
+      tokens: body.data.map((row) => {
+        if (!isJsonObject(row)) throw unusableToken('data[]');
+        const type = 'account_management_authentication_token';
+        return {
+          accountId: readString(row, 'account_id', type),
+          accountName: readString(row, 'account_name', type),
+          token: readString(row, 'token', type),
+          expiresAt: expiresOf(row),
+        };
+      }),
+    };
+  },
+});
 
 // ---- the merchandiser's membership writes ----------------------------------------------------
 
 type MembershipShape = ShapeOfResource<typeof AccountMemberships>;
 
-const MembershipInput = builder.inputType('CreateAccountMembershipInput', {
-  description: 'An account member to add to an account.',
-  fields: (t) => ({
-    accountId: t.id({ required: true, description: 'The account (upstream id).' }),
-    accountMemberId: t.id({ required: true, description: 'The member (upstream id).' }),
-  }),
-});
+const ACCOUNT_IDS = {
+  accountId: [idKind('Account'), 'The account'],
+} as const satisfies IdFields<'accountId'>;
 
-const DeleteMembershipInput = builder.inputType('DeleteAccountMembershipInput', {
-  description: 'A membership to end.',
-  fields: (t) => ({
-    accountId: t.id({ required: true, description: 'The account (upstream id).' }),
-    membershipId: t.id({ required: true, description: 'The membership (upstream id).' }),
-  }),
-});
-
-const MembershipPayload = builder
-  .objectRef<{ membership: () => MembershipShape }>('CreateAccountMembershipPayload')
-  .implement({
+defineMutation('createAccountMembership', {
+  description:
+    'Lets an account member buy for an account (POST /v2/accounts/{id}/account-memberships); ' +
+    'a member already in the account is CONFLICT.',
+  ids: { ...ACCOUNT_IDS, accountMemberId: [idKind('AccountMember'), 'The account member'] },
+  input: { description: 'An account member to add to an account.' },
+  payload: answerPayload<MembershipShape>('CreateAccountMembershipPayload', {
     description: 'The membership that was created.',
-    fields: (t) => ({
-      membership: t.field({
-        type: AccountMemberships.ref,
-        nullable: true,
-        description:
-          'The membership as stored (null, with a WRITE_COMMITTED error, when the write ' +
-          'happened but its answer was unusable).',
-        resolve: (result) => result.membership(),
-      }),
-    }),
-  });
-
-const DeleteMembershipPayload = builder
-  .objectRef<{ deletedMembershipId: string }>('DeleteAccountMembershipPayload')
-  .implement({
-    description: 'The id of the membership that was ended.',
-    fields: (t) => ({
-      deletedMembershipId: t.exposeID('deletedMembershipId', {
-        description: 'Upstream id of the membership.',
-      }),
-    }),
-  });
-
-builder.mutationFields((t) => ({
-  createAccountMembership: t.field({
-    type: MembershipPayload,
-    description:
-      'Lets an account member buy for an account (POST /v2/accounts/{id}/account-memberships); ' +
-      'a member already in the account is CONFLICT.',
-    args: {
-      input: t.arg({ type: MembershipInput, required: true, description: 'Who and where.' }),
-    },
-    resolve: async (_root, { input }, context) => {
-      const accountId = judgeUuid(String(input.accountId), 'input.accountId');
-      const memberId = judgeUuid(String(input.accountMemberId), 'input.accountMemberId');
-      const response = await context.write({
+    field: 'membership',
+    type: AccountMemberships.ref,
+  }),
+  resolve: (_input, context, { accountId, accountMemberId }) =>
+    writeAnswer(
+      context,
+      {
         method: 'POST',
         segments: ['accounts', accountId, 'account-memberships'],
-        body: { data: { type: 'account_membership', account_member_id: memberId } },
-      });
-      return {
-        membership: () => AccountMemberships.read(expectResource(response), { accountId }),
-      };
-    },
+        body: { data: { type: 'account_membership', account_member_id: accountMemberId } },
+      },
+      (response) => AccountMemberships.read(expectResource(response), { accountId }),
+    ),
+});
+
+defineDelete('deleteAccountMembership', {
+  description: 'Ends a membership (DELETE /v2/accounts/{id}/account-memberships/{id}).',
+  what: 'membership',
+  ids: { ...ACCOUNT_IDS, membershipId: [idKind('AccountMembership'), 'The membership'] },
+  deleted: 'membershipId',
+  request: ({ accountId, membershipId }) => ({
+    segments: ['accounts', accountId, 'account-memberships', membershipId],
   }),
-  deleteAccountMembership: t.field({
-    type: DeleteMembershipPayload,
-    description: 'Ends a membership (DELETE /v2/accounts/{id}/account-memberships/{id}).',
-    args: {
-      input: t.arg({ type: DeleteMembershipInput, required: true, description: 'Which one.' }),
-    },
-    resolve: async (_root, { input }, context) => {
-      const accountId = judgeUuid(String(input.accountId), 'input.accountId');
-      const membershipId = judgeUuid(String(input.membershipId), 'input.membershipId');
-      await context.write({
-        method: 'DELETE',
-        segments: ['accounts', accountId, 'account-memberships', membershipId],
-      });
-      return { deletedMembershipId: membershipId };
-    },
-  }),
-}));
+});

@@ -4,14 +4,15 @@
  * before any call; the payloads read the cart after the write (cart-write.ts).
  */
 
-import type { JsonObject } from '../upstream/client.ts';
-import { expectResource } from '../upstream/client.ts';
+import { expectResource, type JsonObject, type UpstreamRequest } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
 import { builder } from './builder.ts';
 import { CartRef, type CartShape, toCart } from './cart.ts';
-import { cartChangePayload, cartIdField, cartItemIdField, writeItems } from './cart-write.ts';
+import { CART_IDS, CART_ITEM_IDS, cartChangePayload, writeItems } from './cart-write.ts';
+import { defineMutation } from './kit/mutation.ts';
+import { answerPayload, defineDelete, writeAnswer } from './kit/writes.ts';
 import { judgeLineTotal } from './money.ts';
-import { judgeCartId, judgeNonEmpty, judgeUuid } from './rows.ts';
+import { judgeNonEmpty } from './rows.ts';
 
 /** Largest quantity of one line the gateway passes on (the embedded service's bound too). */
 export const MAX_QUANTITY = 1_000_000;
@@ -36,70 +37,57 @@ function judgeOptional(value: string | null | undefined, field: string): string 
 
 // createCart ----------------------------------------------------------------------------------
 
-const CreateCartInput = builder.inputType('CreateCartInput', {
-  description: 'A new cart. With a customer token (X-Moltin-Customer-Token) it is theirs.',
-  fields: (t) => ({
-    name: t.string({ required: true, description: 'Cart name.' }),
-    description: t.string({ required: false, description: 'Cart description.' }),
-    customDiscountsEnabled: t.boolean({
-      required: false,
-      description: 'Whether custom discounts may be applied; default: the store’s cart setting.',
-    }),
-    currency: t.string({
-      required: false,
-      description:
-        'ISO 4217 code, sent as the v2 currency header (X-Moltin-Currency); default the store’s.',
-    }),
-  }),
-});
-
-const CreateCartPayload = builder
-  .objectRef<{ cart: () => CartShape }>('CreateCartPayload')
-  .implement({
-    description: 'The cart that was created.',
+defineMutation('createCart', {
+  description: 'Creates a cart (POST /v2/carts).',
+  input: {
+    description: 'A new cart. With a customer token (X-Moltin-Customer-Token) it is theirs.',
     fields: (t) => ({
-      cart: t.field({
-        type: CartRef,
-        nullable: true,
+      name: t.string({ required: true, description: 'Cart name.' }),
+      description: t.string({ required: false, description: 'Cart description.' }),
+      customDiscountsEnabled: t.boolean({
+        required: false,
+        description: 'Whether custom discounts may be applied; default: the store’s cart setting.',
+      }),
+      currency: t.string({
+        required: false,
         description:
-          'The new cart (empty, totals zero); null, with a WRITE_COMMITTED error, when it was ' +
-          'created but the answer was unusable.',
-        resolve: (payload) => payload.cart(),
+          'ISO 4217 code, sent as the v2 currency header (X-Moltin-Currency); default the store’s.',
       }),
     }),
-  });
-
-builder.mutationField('createCart', (t) =>
-  t.field({
-    type: CreateCartPayload,
-    description: 'Creates a cart (POST /v2/carts).',
-    args: { input: t.arg({ type: CreateCartInput, required: true, description: 'The cart.' }) },
-    resolve: async (_root, { input }, context) => {
-      const currency = input.currency ?? undefined;
-      if (currency !== undefined && !CURRENCY.test(currency)) {
-        throw new BadUserInputError('input.currency must be a 3-letter ISO 4217 code', {
-          field: 'input.currency',
-        });
-      }
-      const data: JsonObject = {
-        type: 'cart',
-        name: judgeNonEmpty(input.name, 'input.name'),
-      };
-      const description = judgeOptional(input.description, 'input.description');
-      if (description !== undefined) data.description = description;
-      if (input.customDiscountsEnabled !== null && input.customDiscountsEnabled !== undefined) {
-        data.discount_settings = { custom_discounts_enabled: input.customDiscountsEnabled };
-      }
-      const response = await context.write({
-        method: 'POST',
-        segments: ['carts'],
-        body: { data },
-        ...(currency ? { headers: { 'x-moltin-currency': currency.toUpperCase() } } : {}),
-      });
-      return { cart: () => toCart(expectResource(response), new Map()) };
-    },
+  },
+  payload: answerPayload<CartShape>('CreateCartPayload', {
+    description: 'The cart that was created.',
+    field: 'cart',
+    type: CartRef,
+    about:
+      'The new cart (empty, totals zero); null, with a WRITE_COMMITTED error, when it was ' +
+      'created but the answer was unusable.',
   }),
-);
+  resolve: (input, context) => {
+    const currency = input.currency ?? undefined;
+    if (currency !== undefined && !CURRENCY.test(currency)) {
+      throw new BadUserInputError('input.currency must be a 3-letter ISO 4217 code', {
+        field: 'input.currency',
+      });
+    }
+    const data: JsonObject = {
+      type: 'cart',
+      name: judgeNonEmpty(input.name, 'input.name'),
+    };
+    const description = judgeOptional(input.description, 'input.description');
+    if (description !== undefined) data.description = description;
+    if (input.customDiscountsEnabled !== null && input.customDiscountsEnabled !== undefined) {
+      data.discount_settings = { custom_discounts_enabled: input.customDiscountsEnabled };
+    }
+    const request: UpstreamRequest = {
+      method: 'POST',
+      segments: ['carts'],
+      body: { data },
+      ...(currency ? { headers: { 'x-moltin-currency': currency.toUpperCase() } } : {}),
+    };
+    return writeAnswer(context, request, (response) => toCart(expectResource(response), new Map()));
+  },
+});
 
 // items ---------------------------------------------------------------------------------------
 
@@ -117,150 +105,84 @@ const CustomItemPriceInput = builder.inputType('CustomItemPriceInput', {
   }),
 });
 
-const AddCartCustomItemInput = builder.inputType('AddCartCustomItemInput', {
-  description: 'A custom item (not from a catalog) to add to a cart.',
-  fields: (t) => ({
-    ...cartIdField(t),
-    name: t.string({ required: true, description: 'Item name.' }),
-    sku: t.string({ required: true, description: 'Stock keeping unit.' }),
-    description: t.string({ required: false, description: 'Item description.' }),
-    quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
-    price: t.field({ type: CustomItemPriceInput, required: true, description: 'Unit price.' }),
-  }),
-});
-
-const AddCartCustomItemPayload = cartChangePayload(
-  'AddCartCustomItemPayload',
-  'The cart with the new item.',
-);
-
-builder.mutationField('addCartCustomItem', (t) =>
-  t.field({
-    type: AddCartCustomItemPayload,
-    description: 'Adds a custom item to a cart (POST /v2/carts/{cartID}/items).',
-    args: {
-      input: t.arg({ type: AddCartCustomItemInput, required: true, description: 'The item.' }),
-    },
-    resolve: (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      if (input.price.amount < 0) {
-        throw new BadUserInputError('input.price.amount must not be negative', {
-          field: 'input.price.amount',
-        });
-      }
-      const quantity = judgeQuantity(input.quantity, 'input.quantity', 1);
-      judgeLineTotal(input.price.amount, quantity, {
-        unitAmount: 'input.price.amount',
-        quantity: 'input.quantity',
-      });
-      const data: JsonObject = {
-        type: 'custom_item',
-        name: judgeNonEmpty(input.name, 'input.name'),
-        sku: judgeNonEmpty(input.sku, 'input.sku'),
-        quantity,
-        price: { amount: input.price.amount, includes_tax: input.price.includesTax ?? true },
-      };
-      const description = judgeOptional(input.description, 'input.description');
-      if (description !== undefined) data.description = description;
-      return writeItems(context, cartId, {
-        method: 'POST',
-        segments: ['carts', cartId, 'items'],
-        body: { data },
-      });
-    },
-  }),
-);
-
-const UpdateCartItemInput = builder.inputType('UpdateCartItemInput', {
-  description: 'A new quantity for a cart item; 0 removes it.',
-  fields: (t) => ({
-    ...cartIdField(t),
-    ...cartItemIdField(t),
-    quantity: t.int({ required: true, description: `Units, 0 (remove) to ${MAX_QUANTITY}.` }),
-  }),
-});
-
-const UpdateCartItemPayload = cartChangePayload(
-  'UpdateCartItemPayload',
-  'The cart after the change.',
-);
-
-builder.mutationField('updateCartItem', (t) =>
-  t.field({
-    type: UpdateCartItemPayload,
-    description: 'Changes the quantity of a cart item (PUT /v2/carts/{cartID}/items/{itemID}).',
-    args: {
-      input: t.arg({ type: UpdateCartItemInput, required: true, description: 'The change.' }),
-    },
-    resolve: (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      const itemId = judgeUuid(input.cartItemId, 'input.cartItemId');
-      const quantity = judgeQuantity(input.quantity, 'input.quantity', 0);
-      return writeItems(context, cartId, {
-        method: 'PUT',
-        segments: ['carts', cartId, 'items', itemId],
-        body: { data: { type: 'cart_item', quantity } },
-      });
-    },
-  }),
-);
-
-const RemoveCartItemInput = builder.inputType('RemoveCartItemInput', {
-  description: 'The cart item to remove (its custom discounts go with it).',
-  fields: (t) => ({
-    ...cartIdField(t),
-    ...cartItemIdField(t),
-  }),
-});
-
-const RemoveCartItemPayload = cartChangePayload(
-  'RemoveCartItemPayload',
-  'The cart without the item.',
-);
-
-builder.mutationField('removeCartItem', (t) =>
-  t.field({
-    type: RemoveCartItemPayload,
-    description: 'Removes an item from a cart (DELETE /v2/carts/{cartID}/items/{itemID}).',
-    args: {
-      input: t.arg({ type: RemoveCartItemInput, required: true, description: 'The item.' }),
-    },
-    resolve: (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      const itemId = judgeUuid(input.cartItemId, 'input.cartItemId');
-      return writeItems(context, cartId, {
-        method: 'DELETE',
-        segments: ['carts', cartId, 'items', itemId],
-      });
-    },
-  }),
-);
-
-// deleteCart ----------------------------------------------------------------------------------
-
-const DeleteCartInput = builder.inputType('DeleteCartInput', {
-  description: 'The cart to delete, with its items and discounts.',
-  fields: cartIdField,
-});
-
-const DeleteCartPayload = builder
-  .objectRef<{ deletedCartId: string }>('DeleteCartPayload')
-  .implement({
-    description: 'The id of the cart that was deleted.',
+defineMutation('addCartCustomItem', {
+  description: 'Adds a custom item to a cart (POST /v2/carts/{cartID}/items).',
+  ids: CART_IDS,
+  input: {
+    description: 'A custom item (not from a catalog) to add to a cart.',
     fields: (t) => ({
-      deletedCartId: t.exposeID('deletedCartId', { description: 'Upstream id of the cart.' }),
+      name: t.string({ required: true, description: 'Item name.' }),
+      sku: t.string({ required: true, description: 'Stock keeping unit.' }),
+      description: t.string({ required: false, description: 'Item description.' }),
+      quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
+      price: t.field({ type: CustomItemPriceInput, required: true, description: 'Unit price.' }),
     }),
-  });
+  },
+  payload: cartChangePayload('AddCartCustomItemPayload', 'The cart with the new item.'),
+  resolve: (input, context, { cartId }) => {
+    if (input.price.amount < 0) {
+      throw new BadUserInputError('input.price.amount must not be negative', {
+        field: 'input.price.amount',
+      });
+    }
+    const quantity = judgeQuantity(input.quantity, 'input.quantity', 1);
+    judgeLineTotal(input.price.amount, quantity, {
+      unitAmount: 'input.price.amount',
+      quantity: 'input.quantity',
+    });
+    const data: JsonObject = {
+      type: 'custom_item',
+      name: judgeNonEmpty(input.name, 'input.name'),
+      sku: judgeNonEmpty(input.sku, 'input.sku'),
+      quantity,
+      price: { amount: input.price.amount, includes_tax: input.price.includesTax ?? true },
+    };
+    const description = judgeOptional(input.description, 'input.description');
+    if (description !== undefined) data.description = description;
+    return writeItems(context, cartId, {
+      method: 'POST',
+      segments: ['carts', cartId, 'items'],
+      body: { data },
+    });
+  },
+});
 
-builder.mutationField('deleteCart', (t) =>
-  t.field({
-    type: DeleteCartPayload,
-    description: 'Deletes a cart (DELETE /v2/carts/{cartID}); its orders stay.',
-    args: { input: t.arg({ type: DeleteCartInput, required: true, description: 'The cart.' }) },
-    resolve: async (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      await context.write({ method: 'DELETE', segments: ['carts', cartId] });
-      return { deletedCartId: cartId };
-    },
-  }),
-);
+defineMutation('updateCartItem', {
+  description: 'Changes the quantity of a cart item (PUT /v2/carts/{cartID}/items/{itemID}).',
+  ids: CART_ITEM_IDS,
+  input: {
+    description: 'A new quantity for a cart item; 0 removes it.',
+    fields: (t) => ({
+      quantity: t.int({ required: true, description: `Units, 0 (remove) to ${MAX_QUANTITY}.` }),
+    }),
+  },
+  payload: cartChangePayload('UpdateCartItemPayload', 'The cart after the change.'),
+  resolve: (input, context, { cartId, cartItemId }) => {
+    const quantity = judgeQuantity(input.quantity, 'input.quantity', 0);
+    return writeItems(context, cartId, {
+      method: 'PUT',
+      segments: ['carts', cartId, 'items', cartItemId],
+      body: { data: { type: 'cart_item', quantity } },
+    });
+  },
+});
+
+defineMutation('removeCartItem', {
+  description: 'Removes an item from a cart (DELETE /v2/carts/{cartID}/items/{itemID}).',
+  ids: CART_ITEM_IDS,
+  input: { description: 'The cart item to remove (its custom discounts go with it).' },
+  payload: cartChangePayload('RemoveCartItemPayload', 'The cart without the item.'),
+  resolve: (_input, context, { cartId, cartItemId }) =>
+    writeItems(context, cartId, {
+      method: 'DELETE',
+      segments: ['carts', cartId, 'items', cartItemId],
+    }),
+});
+
+defineDelete('deleteCart', {
+  description: 'Deletes a cart (DELETE /v2/carts/{cartID}); its orders stay.',
+  what: 'cart (with its items and discounts)',
+  ids: CART_IDS,
+  deleted: 'cartId',
+  request: ({ cartId }) => ({ segments: ['carts', cartId] }),
+});

@@ -11,21 +11,25 @@
 import type { FieldMap } from '@pothos/core';
 import type { UpstreamRequest } from '../upstream/client.ts';
 import type { GatewayContext } from '../upstream/session.ts';
-import { builder } from './builder.ts';
-import { CartRef, type CartShape, fetchCart } from './cart.ts';
+import type { builder } from './builder.ts';
+import { CART, CartRef, type CartShape, fetchCart } from './cart.ts';
 import { toCartItems } from './cart-item.ts';
+import { idKind } from './kit/ids.ts';
+import { definePayload, type IdFields } from './kit/mutation.ts';
 
 export type InputFieldBuilder = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
 
-/** `cartId`, the first field of every cart write's input. */
-export const cartIdField = (t: InputFieldBuilder) => ({
-  cartId: t.id({ required: true, description: 'The cart id upstream.' }),
-});
+/** A cart item is no Node: its id is the upstream one only. */
+export const CART_ITEM = idKind('CartItem', false);
 
-/** `cartItemId`, beside `cartId` in the input of a write on one item. */
-export const cartItemIdField = (t: InputFieldBuilder) => ({
-  cartItemId: t.id({ required: true, description: 'Upstream id of the cart item.' }),
-});
+/** `cartId`, the first id of every cart write's input. */
+export const CART_IDS = { cartId: [CART, 'The cart'] } as const satisfies IdFields<'cartId'>;
+
+/** `cartId` and `cartItemId`: the ids of a write on one item. */
+export const CART_ITEM_IDS = {
+  ...CART_IDS,
+  cartItemId: [CART_ITEM, 'The cart item'],
+} as const satisfies IdFields<'cartId' | 'cartItemId'>;
 
 export interface CartChange {
   cartId: string;
@@ -64,7 +68,7 @@ export function cartChangePayload<Change extends CartChange>(
   description: string,
   fields: (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Change>) => FieldMap = () => ({}),
 ) {
-  return builder.objectRef<Change>(name).implement({
+  return definePayload<Change>(name, {
     description,
     fields: (t) => ({
       ...fields(t),

@@ -17,6 +17,7 @@ import {
   type CustomDiscountShape,
   includedDiscounts,
 } from './custom-discount.ts';
+import { ID_INPUTS, idKind, judgeId } from './kit/ids.ts';
 import { nullWhenNotFound } from './lookups.ts';
 import { CartTotalsRef, type CartTotalsShape, toTotals } from './money.ts';
 import { type CartPromotionsShape, readCartPromotions } from './promotion-discount.ts';
@@ -111,14 +112,20 @@ builder.node(CartRef, {
   }),
 });
 
+/** A cart: its id is caller-chosen in production (letters, digits, `-`, `_`), not a uuid. */
+export const CART = idKind('Cart', true, 'cart');
+ID_INPUTS.set('Query.cart(id:)', CART);
+
 builder.queryField('cart', (t) =>
   t.field({
     type: CartRef,
     nullable: true,
     description: 'One cart by id; null when the store has no such cart.',
-    args: { id: t.arg.id({ required: true, description: 'The cart id upstream.' }) },
+    args: {
+      id: t.arg.id({ required: true, description: 'The cart: a Cart id or its upstreamId.' }),
+    },
     resolve: (_root, args, context) =>
-      nullWhenNotFound(fetchCart(context, judgeCartId(args.id, 'id'))),
+      nullWhenNotFound(fetchCart(context, judgeId(args.id, 'id', CART))),
   }),
 );
 

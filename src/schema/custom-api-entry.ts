@@ -4,15 +4,16 @@
  * loader of the Custom API's entries, so N entries of one Custom API asked for in one operation
  * cost one `filter=in(id,…)` call.
  */
-import { encodeGlobalID } from '@pothos/plugin-relay';
 import { expectResource, isJsonObject, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
 import type { GatewayContext } from '../upstream/session.ts';
-import { builder } from './builder.ts';
+import type { InputFieldBuilder } from './cart-write.ts';
+import { idKind } from './kit/ids.ts';
+import { defineMutation, type IdFields } from './kit/mutation.ts';
+import { answerPayload, defineDelete, writeAnswer } from './kit/writes.ts';
 import { defineResource, field, type ShapeOfResource } from './resource.ts';
 import {
   judgeNonEmpty,
-  judgeUuid,
   optionalIfMatch,
   readObject,
   readOptionalString,
@@ -41,7 +42,7 @@ export const Entries = defineResource({
   label: 'entry',
   description: 'One record of a Custom API: its attributes plus version and timestamps.',
   path: '/v2/settings/extensions/custom-apis/{customApiId}/entries',
-  params: { customApiId: 'Upstream id of the Custom API.' },
+  params: { customApiId: ['The Custom API.', idKind('CustomApi')] },
   body: 'flat',
   timestamps: 'meta.timestamps',
   readableBy: ['client_credentials'],
@@ -137,84 +138,6 @@ export const entriesPath = (customApiId: string) => Entries.segments({ customApi
 
 // ---- mutations ----
 
-const CreateInput = builder.inputType('CreateCustomApiEntryInput', {
-  description: 'A new entry of a Custom API.',
-  fields: (t) => ({
-    customApiId: t.id({ required: true, description: 'Upstream id of the Custom API.' }),
-    type: t.string({
-      required: false,
-      description: 'The api_type of the Custom API; supplied by the gateway when omitted.',
-    }),
-    attributes: t.field({
-      type: 'JSONObject',
-      required: true,
-      description: 'The entry’s attributes; at most 64 KB by the data_size measure.',
-    }),
-  }),
-});
-
-const EntryPayload = (name: string, description: string) =>
-  builder.objectRef<{ entry: () => CustomApiEntryShape }>(name).implement({
-    description,
-    fields: (t) => ({
-      entry: t.field({
-        type: Entries.ref,
-        nullable: true,
-        description:
-          'The entry as stored, with its new etag; null, with a WRITE_COMMITTED error, when ' +
-          'the write happened but its answer was unusable.',
-        // Built here, not in the mutation: once the write is done, nothing fails the mutation.
-        resolve: (payload) => payload.entry(),
-      }),
-    }),
-  });
-
-const CreatePayload = EntryPayload('CreateCustomApiEntryPayload', 'The created entry.');
-const UpdatePayload = EntryPayload('UpdateCustomApiEntryPayload', 'The updated entry.');
-
-const UpdateInput = builder.inputType('UpdateCustomApiEntryInput', {
-  description: 'A partial update of an entry: attributes not given keep their values.',
-  fields: (t) => ({
-    customApiId: t.id({ required: true, description: 'Upstream id of the Custom API.' }),
-    entryId: t.id({ required: true, description: 'Upstream id of the entry.' }),
-    attributes: t.field({
-      type: 'JSONObject',
-      required: true,
-      description: 'Attributes to set; the stored entry stays within 64 KB.',
-    }),
-    ifMatch: t.string({
-      required: false,
-      description: 'Only update if the entry still has this etag (PRECONDITION_FAILED if not).',
-    }),
-  }),
-});
-
-const DeleteInput = builder.inputType('DeleteCustomApiEntryInput', {
-  description: 'The entry to delete.',
-  fields: (t) => ({
-    customApiId: t.id({ required: true, description: 'Upstream id of the Custom API.' }),
-    entryId: t.id({ required: true, description: 'Upstream id of the entry.' }),
-    ifMatch: t.string({
-      required: false,
-      description: 'Only delete if the entry still has this etag (PRECONDITION_FAILED if not).',
-    }),
-  }),
-});
-
-const DeletePayload = builder
-  .objectRef<{ customApiId: string; entryId: string }>('DeleteCustomApiEntryPayload')
-  .implement({
-    description: 'What was deleted.',
-    fields: (t) => ({
-      deletedEntryId: t.exposeID('entryId', { description: 'Upstream id of the deleted entry.' }),
-      deletedId: t.id({
-        description: 'Global id the deleted entry had, to evict it from client caches.',
-        resolve: (payload) =>
-          encodeGlobalID('CustomApiEntry', `${payload.customApiId}:${payload.entryId}`),
-      }),
-    }),
-  });
-
 /** The entry in a write response, with the ETag header taking precedence over meta.etag_id. */
 export function entryFromWrite(
   response: { body: unknown; etag: string | undefined },
@@ -232,60 +155,106 @@ async function fetchApiType(context: GatewayContext, customApiId: string): Promi
   return readString(api, 'api_type', 'custom_api');
 }
 
-builder.mutationFields((t) => ({
-  createCustomApiEntry: t.field({
-    type: CreatePayload,
-    description: 'Creates an entry of a Custom API (POST …/custom-apis/{id}/entries).',
-    args: { input: t.arg({ type: CreateInput, required: true, description: 'The new entry.' }) },
-    resolve: async (_root, { input }, context) => {
-      const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
-      const attributes = judgeAttributes(input.attributes, 'input.attributes');
-      const type =
-        input.type === null || input.type === undefined
-          ? await fetchApiType(context, customApiId)
-          : judgeNonEmpty(input.type, 'input.type');
-      const response = await context.write({
+const API = idKind('CustomApi');
+const API_IDS = { customApiId: [API, 'The Custom API'] } as const satisfies IdFields<'customApiId'>;
+const ENTRY_IDS = {
+  ...API_IDS,
+  entryId: [idKind('CustomApiEntry'), 'The entry'],
+} as const satisfies IdFields<'customApiId' | 'entryId'>;
+
+const entryPayload = (name: string, description: string) =>
+  answerPayload<CustomApiEntryShape>(name, {
+    description,
+    field: 'entry',
+    type: Entries.ref,
+    about:
+      'The entry as stored, with its new etag; null, with a WRITE_COMMITTED error, when the ' +
+      'write happened but its answer was unusable.',
+  });
+
+const ifMatchField = (t: InputFieldBuilder, what: string) =>
+  t.string({
+    required: false,
+    description: `Only ${what} if the entry still has this etag (PRECONDITION_FAILED if not).`,
+  });
+
+defineMutation('createCustomApiEntry', {
+  description: 'Creates an entry of a Custom API (POST …/custom-apis/{id}/entries).',
+  ids: API_IDS,
+  input: {
+    description: 'A new entry of a Custom API.',
+    fields: (t) => ({
+      type: t.string({
+        required: false,
+        description: 'The api_type of the Custom API; supplied by the gateway when omitted.',
+      }),
+      attributes: t.field({
+        type: 'JSONObject',
+        required: true,
+        description: 'The entry’s attributes; at most 64 KB by the data_size measure.',
+      }),
+    }),
+  },
+  payload: entryPayload('CreateCustomApiEntryPayload', 'The created entry.'),
+  resolve: async (input, context, { customApiId }) => {
+    const attributes = judgeAttributes(input.attributes, 'input.attributes');
+    const type =
+      input.type === null || input.type === undefined
+        ? await fetchApiType(context, customApiId)
+        : judgeNonEmpty(input.type, 'input.type');
+    return writeAnswer(
+      context,
+      {
         method: 'POST',
         segments: entriesPath(customApiId),
         body: { data: { ...attributes, type } },
-      });
-      return { entry: () => entryFromWrite(response, customApiId) };
-    },
-  }),
-  updateCustomApiEntry: t.field({
-    type: UpdatePayload,
-    description: 'Updates some attributes of an entry (PUT), optionally only if unchanged.',
-    args: { input: t.arg({ type: UpdateInput, required: true, description: 'The change.' }) },
-    resolve: async (_root, { input }, context) => {
-      const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
-      const entryId = judgeUuid(input.entryId, 'input.entryId');
-      const attributes = judgeAttributes(input.attributes, 'input.attributes');
-      const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
-      // The production API wants data.type on PUT too; it is the Custom API's api_type.
-      const type = await fetchApiType(context, customApiId);
-      const response = await context.write({
+      },
+      (response) => entryFromWrite(response, customApiId),
+    );
+  },
+});
+
+defineMutation('updateCustomApiEntry', {
+  description: 'Updates some attributes of an entry (PUT), optionally only if unchanged.',
+  ids: ENTRY_IDS,
+  input: {
+    description: 'A partial update of an entry: attributes not given keep their values.',
+    fields: (t) => ({
+      attributes: t.field({
+        type: 'JSONObject',
+        required: true,
+        description: 'Attributes to set; the stored entry stays within 64 KB.',
+      }),
+      ifMatch: ifMatchField(t, 'update'),
+    }),
+  },
+  payload: entryPayload('UpdateCustomApiEntryPayload', 'The updated entry.'),
+  resolve: async (input, context, { customApiId, entryId }) => {
+    const attributes = judgeAttributes(input.attributes, 'input.attributes');
+    const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
+    // The production API wants data.type on PUT too; it is the Custom API's api_type.
+    const type = await fetchApiType(context, customApiId);
+    return writeAnswer(
+      context,
+      {
         method: 'PUT',
         segments: [...entriesPath(customApiId), entryId],
         body: { data: { ...attributes, type } },
         ifMatch,
-      });
-      return { entry: () => entryFromWrite(response, customApiId) };
-    },
+      },
+      (response) => entryFromWrite(response, customApiId),
+    );
+  },
+});
+
+defineDelete('deleteCustomApiEntry', {
+  description: 'Deletes an entry, optionally only if unchanged since it was read.',
+  what: 'entry',
+  ids: ENTRY_IDS,
+  deleted: 'entryId',
+  fields: (t) => ({ ifMatch: ifMatchField(t, 'delete') }),
+  request: ({ customApiId, entryId }, input) => ({
+    segments: [...entriesPath(customApiId), entryId],
+    ifMatch: optionalIfMatch(input.ifMatch, 'input.ifMatch'),
   }),
-  deleteCustomApiEntry: t.field({
-    type: DeletePayload,
-    description: 'Deletes an entry, optionally only if unchanged since it was read.',
-    args: { input: t.arg({ type: DeleteInput, required: true, description: 'The entry.' }) },
-    resolve: async (_root, { input }, context) => {
-      const customApiId = judgeUuid(input.customApiId, 'input.customApiId');
-      const entryId = judgeUuid(input.entryId, 'input.entryId');
-      const ifMatch = optionalIfMatch(input.ifMatch, 'input.ifMatch');
-      await context.write({
-        method: 'DELETE',
-        segments: [...entriesPath(customApiId), entryId],
-        ifMatch,
-      });
-      return { customApiId, entryId };
-    },
-  }),
-}));
+});

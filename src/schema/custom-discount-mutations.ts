@@ -7,12 +7,11 @@
 
 import { expectResource, type UpstreamRequest } from '../upstream/client.ts';
 import type { GatewayContext } from '../upstream/session.ts';
-import { builder } from './builder.ts';
 import {
+  CART_IDS,
+  CART_ITEM_IDS,
   type CartChange,
   cartChangePayload,
-  cartIdField,
-  cartItemIdField,
   type InputFieldBuilder,
 } from './cart-write.ts';
 import {
@@ -20,14 +19,10 @@ import {
   type CustomDiscountShape,
   toCustomDiscount,
 } from './custom-discount.ts';
+import { idKind } from './kit/ids.ts';
+import { defineMutation, type IdFields, type Ids } from './kit/mutation.ts';
 import { judgeDiscountAmount } from './money.ts';
-import { judgeCartId, judgeNonEmpty, judgeUuid } from './rows.ts';
-
-/** What a discount write names: the cart and, at item level, the item. */
-interface DiscountTarget {
-  cartId: string;
-  cartItemId?: string | null;
-}
+import { judgeNonEmpty } from './rows.ts';
 
 /** The five fields every custom discount write takes, all required (the seed's rule). */
 interface DiscountValues {
@@ -49,10 +44,10 @@ interface WriteTexts {
 interface DiscountLevel {
   /** The middle of every GraphQL name: `add${name}CustomDiscount`, `Delete${name}…Input`, … */
   name: 'Cart' | 'CartItem';
-  /** The input fields naming what is discounted below the cart (`cartItemId` for an item). */
-  targetFields: (t: InputFieldBuilder) => Partial<ReturnType<typeof cartItemIdField>>;
-  /** The judged path segments from the cart to what is discounted: `[]` or `['items', id]`. */
-  below: (input: DiscountTarget) => string[];
+  /** The ids naming what is discounted: the cart, and the item at item level. */
+  ids: IdFields<'cartId'> | IdFields<'cartId' | 'cartItemId'>;
+  /** The path segments from the cart to what is discounted: `[]` or `['items', id]`. */
+  below: (ids: Ids<string>) => string[];
   add: WriteTexts;
   update: WriteTexts;
   delete: WriteTexts;
@@ -60,7 +55,7 @@ interface DiscountLevel {
 
 const CART_LEVEL: DiscountLevel = {
   name: 'Cart',
-  targetFields: () => ({}),
+  ids: CART_IDS,
   below: () => [],
   add: {
     input:
@@ -85,9 +80,8 @@ const CART_LEVEL: DiscountLevel = {
 
 const ITEM_LEVEL: DiscountLevel = {
   name: 'CartItem',
-  targetFields: cartItemIdField,
-  // The schema requires cartItemId at this level; were it ever absent, '' is refused as no uuid.
-  below: (input) => ['items', judgeUuid(input.cartItemId ?? '', 'input.cartItemId')],
+  ids: CART_ITEM_IDS,
+  below: (ids) => ['items', ids.cartItemId as string],
   add: {
     input:
       'A custom discount for a cart item; every field is required. At most five per item, and ' +
@@ -112,14 +106,10 @@ const ITEM_LEVEL: DiscountLevel = {
   },
 };
 
-const targetInputFields = (t: InputFieldBuilder, level: DiscountLevel) => ({
-  ...cartIdField(t),
-  ...level.targetFields(t),
-});
-
-const discountIdField = (t: InputFieldBuilder) => ({
-  customDiscountId: t.id({ required: true, description: 'Upstream id of the discount.' }),
-});
+/** The discount a write changes: no Node, its id is the upstream one only. */
+const DISCOUNT_IDS = {
+  customDiscountId: [idKind('CustomDiscount', false), 'The custom discount'],
+} as const satisfies IdFields<'customDiscountId'>;
 
 const valueInputFields = (t: InputFieldBuilder) => ({
   amount: t.int({
@@ -135,10 +125,9 @@ const valueInputFields = (t: InputFieldBuilder) => ({
   externalId: t.string({ required: true, description: 'The discount’s id in that system.' }),
 });
 
-/** The cart id and the path of what is discounted, judged before any call. */
-function judgeTarget(level: DiscountLevel, input: DiscountTarget) {
-  const cartId = judgeCartId(input.cartId, 'input.cartId');
-  return { cartId, segments: ['carts', cartId, ...level.below(input), 'custom-discounts'] };
+/** The path of a level's discounts, from the judged ids. */
+function discountsPath(level: DiscountLevel, ids: Ids<string>): string[] {
+  return ['carts', ids.cartId as string, ...level.below(ids), 'custom-discounts'];
 }
 
 /** The v2 body of a custom discount, every field judged before any call. */
@@ -161,7 +150,7 @@ interface DiscountChange extends CartChange {
 }
 
 interface DeletedDiscount extends CartChange {
-  deletedCustomDiscountId: string;
+  deletedId: string;
 }
 
 /** An add or an update: the discount it answered is read by the payload, lazily. */
@@ -190,88 +179,56 @@ function discountPayload(name: string, description: string) {
 /** Adds `add${name}CustomDiscount`, `update…` and `delete…` of one level to the schema. */
 function defineDiscountMutations(level: DiscountLevel): void {
   const { name } = level;
+  const withDiscount = { ...level.ids, ...DISCOUNT_IDS } as IdFields<string>;
 
-  const AddInput = builder
-    .inputRef<DiscountTarget & DiscountValues>(`Add${name}CustomDiscountInput`)
-    .implement({
-      description: level.add.input,
-      fields: (t) => ({ ...targetInputFields(t, level), ...valueInputFields(t) }),
-    });
-  const AddPayload = discountPayload(`Add${name}CustomDiscountPayload`, level.add.payload);
-  builder.mutationField(`add${name}CustomDiscount`, (t) =>
-    t.field({
-      type: AddPayload,
-      description: level.add.mutation,
-      args: { input: t.arg({ type: AddInput, required: true, description: 'The discount.' }) },
-      resolve: (_root, { input }, context) => {
-        const { cartId, segments } = judgeTarget(level, input);
-        return writeDiscount(context, cartId, {
-          method: 'POST',
-          segments,
-          body: discountBody(input),
-        });
-      },
-    }),
-  );
-
-  const UpdateInput = builder
-    .inputRef<DiscountTarget & { customDiscountId: string } & DiscountValues>(
-      `Update${name}CustomDiscountInput`,
-    )
-    .implement({
-      description: level.update.input,
-      fields: (t) => ({
-        ...targetInputFields(t, level),
-        ...discountIdField(t),
-        ...valueInputFields(t),
+  defineMutation<DiscountChange, string>(`add${name}CustomDiscount`, {
+    description: level.add.mutation,
+    ids: level.ids as IdFields<string>,
+    input: { description: level.add.input, fields: valueInputFields },
+    payload: discountPayload(`Add${name}CustomDiscountPayload`, level.add.payload),
+    resolve: (input, context, ids) =>
+      writeDiscount(context, ids.cartId as string, {
+        method: 'POST',
+        segments: discountsPath(level, ids),
+        body: discountBody(input as DiscountValues),
       }),
-    });
-  const UpdatePayload = discountPayload(`Update${name}CustomDiscountPayload`, level.update.payload);
-  builder.mutationField(`update${name}CustomDiscount`, (t) =>
-    t.field({
-      type: UpdatePayload,
-      description: level.update.mutation,
-      args: { input: t.arg({ type: UpdateInput, required: true, description: 'The change.' }) },
-      resolve: (_root, { input }, context) => {
-        const { cartId, segments } = judgeTarget(level, input);
-        const discountId = judgeUuid(input.customDiscountId, 'input.customDiscountId');
-        return writeDiscount(context, cartId, {
-          method: 'PUT',
-          segments: [...segments, discountId],
-          body: discountBody(input),
-        });
-      },
-    }),
-  );
+  });
 
-  const DeleteInput = builder
-    .inputRef<DiscountTarget & { customDiscountId: string }>(`Delete${name}CustomDiscountInput`)
-    .implement({
-      description: level.delete.input,
-      fields: (t) => ({ ...targetInputFields(t, level), ...discountIdField(t) }),
-    });
-  const DeletePayload = cartChangePayload<DeletedDiscount>(
-    `Delete${name}CustomDiscountPayload`,
-    level.delete.payload,
-    (t) => ({
-      deletedCustomDiscountId: t.exposeID('deletedCustomDiscountId', {
-        description: 'Upstream id of the discount that was removed.',
+  defineMutation<DiscountChange, string>(`update${name}CustomDiscount`, {
+    description: level.update.mutation,
+    ids: withDiscount,
+    input: { description: level.update.input, fields: valueInputFields },
+    payload: discountPayload(`Update${name}CustomDiscountPayload`, level.update.payload),
+    resolve: (input, context, ids) =>
+      writeDiscount(context, ids.cartId as string, {
+        method: 'PUT',
+        segments: [...discountsPath(level, ids), ids.customDiscountId as string],
+        body: discountBody(input as DiscountValues),
       }),
-    }),
-  );
-  builder.mutationField(`delete${name}CustomDiscount`, (t) =>
-    t.field({
-      type: DeletePayload,
-      description: level.delete.mutation,
-      args: { input: t.arg({ type: DeleteInput, required: true, description: 'The discount.' }) },
-      resolve: async (_root, { input }, context) => {
-        const { cartId, segments } = judgeTarget(level, input);
-        const discountId = judgeUuid(input.customDiscountId, 'input.customDiscountId');
-        await context.write({ method: 'DELETE', segments: [...segments, discountId] });
-        return { cartId, deletedCustomDiscountId: discountId };
-      },
-    }),
-  );
+  });
+
+  defineMutation<DeletedDiscount, string>(`delete${name}CustomDiscount`, {
+    description: level.delete.mutation,
+    ids: withDiscount,
+    input: { description: level.delete.input },
+    payload: cartChangePayload<DeletedDiscount>(
+      `Delete${name}CustomDiscountPayload`,
+      level.delete.payload,
+      (t) => ({
+        deletedId: t.exposeID('deletedId', {
+          description: 'Upstream id of the discount that was removed.',
+        }),
+      }),
+    ),
+    resolve: async (_input, context, ids) => {
+      const deletedId = ids.customDiscountId as string;
+      await context.write({
+        method: 'DELETE',
+        segments: [...discountsPath(level, ids), deletedId],
+      });
+      return { cartId: ids.cartId as string, deletedId };
+    },
+  });
 }
 
 defineDiscountMutations(ITEM_LEVEL);

@@ -20,6 +20,7 @@ import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
 import { CartConnection, CartRef, cartListArgs, toListedCart } from './cart.ts';
 import { resolveList } from './connection.ts';
+import { defineMutation, definePayload } from './kit/mutation.ts';
 import { Orders } from './order.ts';
 import { defineResource, field, type ShapeOfResource } from './resource.ts';
 import { judgeNonEmpty, readString } from './rows.ts';
@@ -164,91 +165,79 @@ function blamesToken(detail: string | undefined): boolean {
   return detail !== undefined && /\btoken\b|\bauthori[sz]ation\b/i.test(detail);
 }
 
-const CreateCustomerTokenInput = builder.inputType('CreateCustomerTokenInput', {
-  description: 'A customer’s credentials. The password is never logged nor echoed.',
-  fields: (t) => ({
-    email: t.string({ required: true, description: 'The customer’s email.' }),
-    password: t.string({ required: true, description: 'The customer’s password.' }),
-  }),
-});
-
 interface CustomerTokenShape {
   token: string;
   expiresAt: string;
   customerId: string;
 }
 
-const CreateCustomerTokenPayload = builder
-  .objectRef<CustomerTokenShape>('CreateCustomerTokenPayload')
-  .implement({
-    description:
-      'A customer token: send it as X-Moltin-Customer-Token to act as the customer (`viewer`, ' +
-      'their carts and orders).',
-    fields: (t) => ({
-      token: t.exposeString('token', { description: 'The customer token (a secret).' }),
-      expiresAt: t.expose('expiresAt', {
-        type: 'DateTime',
-        description: 'When the token stops working; sign in again then.',
-      }),
-      customer: t.field({
-        type: Customers.ref,
-        description: 'The signed-in customer (read with the new token; one upstream GET).',
-        resolve: async (payload, _args, context) => {
-          // A GET with this call's own customer token: write() takes per-call headers.
-          const response = await context.write({
-            method: 'GET',
-            segments: ['customers', payload.customerId],
-            headers: { [CUSTOMER_TOKEN_HEADER]: payload.token },
-          });
-          return Customers.read(expectResource(response));
-        },
-        // One GET: the query cost counts it (src/gateway/query-cost.ts).
-        extensions: { upstreamCalls: 1 },
-      }),
+const CreateCustomerTokenPayload = definePayload<CustomerTokenShape>('CreateCustomerTokenPayload', {
+  description:
+    'A customer token: send it as X-Moltin-Customer-Token to act as the customer (`viewer`, ' +
+    'their carts and orders).',
+  fields: (t) => ({
+    token: t.exposeString('token', { description: 'The customer token (a secret).' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      description: 'When the token stops working; sign in again then.',
     }),
-  });
-
-builder.mutationField('createCustomerToken', (t) =>
-  t.field({
-    type: CreateCustomerTokenPayload,
-    description:
-      'Signs a customer in (POST /v2/customers/tokens); works with a read-only (implicit) ' +
-      'token. A wrong email or password is INVALID_CREDENTIALS, without saying which; a ' +
-      'refused bearer token stays UNAUTHENTICATED.',
-    args: {
-      input: t.arg({
-        type: CreateCustomerTokenInput,
-        required: true,
-        description: 'The credentials.',
-      }),
-    },
-    resolve: async (_root, { input }, context) => {
-      const email = judgeNonEmpty(input.email, 'input.email');
-      if (input.password === '' || input.password.length > 1024) {
-        throw new BadUserInputError('input.password must be 1 to 1024 characters', {
-          field: 'input.password',
+    customer: t.field({
+      type: Customers.ref,
+      description: 'The signed-in customer (read with the new token; one upstream GET).',
+      resolve: async (payload, _args, context) => {
+        // A GET with this call's own customer token: write() takes per-call headers.
+        const response = await context.write({
+          method: 'GET',
+          segments: ['customers', payload.customerId],
+          headers: { [CUSTOMER_TOKEN_HEADER]: payload.token },
         });
-      }
-      const response = await context
-        .write({
-          method: 'POST',
-          segments: ['customers', 'tokens'],
-          body: { data: { type: 'token', email, password: input.password } },
-        })
-        .catch(signInRefused('email'));
-      const data = expectResource(response);
-      const expires = data.expires;
-      if (typeof expires !== 'number' || !Number.isFinite(expires)) {
-        throw new UpstreamUnavailableError(
-          'The commerce service sent an unusable answer (token.expires)',
-          { reason: 'invalid-body' },
-        );
-      }
-      return {
-        token: readString(data, 'token', 'token'),
-        customerId: readString(data, 'customer_id', 'token'),
-        expiresAt: new Date(expires * 1000).toISOString(),
-      };
-    },
+        return Customers.read(expectResource(response));
+      },
+      // One GET: the query cost counts it (src/gateway/query-cost.ts).
+      extensions: { upstreamCalls: 1 },
+    }),
   }),
-);
+});
+
+defineMutation('createCustomerToken', {
+  description:
+    'Signs a customer in (POST /v2/customers/tokens); works with a read-only (implicit) ' +
+    'token. A wrong email or password is INVALID_CREDENTIALS, without saying which; a ' +
+    'refused bearer token stays UNAUTHENTICATED.',
+  input: {
+    description: 'A customer’s credentials. The password is never logged nor echoed.',
+    fields: (t) => ({
+      email: t.string({ required: true, description: 'The customer’s email.' }),
+      password: t.string({ required: true, description: 'The customer’s password.' }),
+    }),
+  },
+  payload: CreateCustomerTokenPayload,
+  resolve: async (input, context) => {
+    const email = judgeNonEmpty(input.email, 'input.email');
+    if (input.password === '' || input.password.length > 1024) {
+      throw new BadUserInputError('input.password must be 1 to 1024 characters', {
+        field: 'input.password',
+      });
+    }
+    const response = await context
+      .write({
+        method: 'POST',
+        segments: ['customers', 'tokens'],
+        body: { data: { type: 'token', email, password: input.password } },
+      })
+      .catch(signInRefused('email'));
+    const data = expectResource(response);
+    const expires = data.expires;
+    if (typeof expires !== 'number' || !Number.isFinite(expires)) {
+      throw new UpstreamUnavailableError(
+        'The commerce service sent an unusable answer (token.expires)',
+        { reason: 'invalid-body' },
+      );
+    }
+    return {
+      token: readString(data, 'token', 'token'),
+      customerId: readString(data, 'customer_id', 'token'),
+      expiresAt: new Date(expires * 1000).toISOString(),
+    };
+  },
+});

@@ -5,13 +5,15 @@
  * key bounded. The secret key is written, never read back.
  */
 
-import { expectResource, type JsonObject } from '../upstream/client.ts';
+import { expectResource, type JsonObject, type UpstreamResponse } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
-import { builder } from './builder.ts';
 import type { InputFieldBuilder } from './cart-write.ts';
 import { Integrations } from './integration.ts';
+import { idKind } from './kit/ids.ts';
+import { defineMutation, type IdFields } from './kit/mutation.ts';
+import { answerPayload, defineDelete, writeAnswer } from './kit/writes.ts';
 import type { ShapeOfResource } from './resource.ts';
-import { judgeNonEmpty, judgeUuid } from './rows.ts';
+import { judgeNonEmpty } from './rows.ts';
 
 /** The events the embedded service sends (src/commerce-service/integrations/events.ts). */
 export const INTEGRATION_EVENTS = [
@@ -130,93 +132,56 @@ const valueFields = (t: InputFieldBuilder, creating: boolean) => ({
   }),
 });
 
-const CreateInput = builder.inputRef<IntegrationValues>('CreateIntegrationInput').implement({
-  description: 'A new webhook integration.',
-  fields: (t) => valueFields(t, true),
-});
-const UpdateInput = builder
-  .inputRef<IntegrationValues & { integrationId: string }>('UpdateIntegrationInput')
-  .implement({
-    description: 'A change to an integration; fields left out stay as they are (the secret too).',
-    fields: (t) => ({
-      integrationId: t.id({ required: true, description: 'Upstream id of the integration.' }),
-      ...valueFields(t, false),
-    }),
-  });
-const DeleteInput = builder
-  .inputRef<{ integrationId: string }>('DeleteIntegrationInput')
-  .implement({
-    description: 'The integration to delete, with its jobs and logs.',
-    fields: (t) => ({
-      integrationId: t.id({ required: true, description: 'Upstream id of the integration.' }),
-    }),
-  });
+const INTEGRATION_IDS = {
+  integrationId: [idKind('Integration'), 'The integration'],
+} as const satisfies IdFields<'integrationId'>;
 
-function payload(name: string, description: string) {
-  return builder.objectRef<{ integration: () => IntegrationShape }>(name).implement({
+const readIntegration = (response: UpstreamResponse): IntegrationShape =>
+  Integrations.read(expectResource(response));
+
+const payload = (name: string, description: string) =>
+  answerPayload<IntegrationShape>(name, {
     description,
-    fields: (t) => ({
-      integration: t.field({
-        type: Integrations.ref,
-        nullable: true,
-        description:
-          'The integration as stored (null, with a WRITE_COMMITTED error, when the write ' +
-          'happened but its answer was unusable).',
-        resolve: (result) => result.integration(),
-      }),
-    }),
-  });
-}
-
-const CreatePayload = payload('CreateIntegrationPayload', 'The integration that was created.');
-const UpdatePayload = payload('UpdateIntegrationPayload', 'The integration after the change.');
-const DeletePayload = builder
-  .objectRef<{ deletedIntegrationId: string }>('DeleteIntegrationPayload')
-  .implement({
-    description: 'The id of the integration that was deleted.',
-    fields: (t) => ({
-      deletedIntegrationId: t.exposeID('deletedIntegrationId', {
-        description: 'Upstream id of the integration.',
-      }),
-    }),
+    field: 'integration',
+    type: Integrations.ref,
   });
 
-builder.mutationFields((t) => ({
-  createIntegration: t.field({
-    type: CreatePayload,
-    description: 'Creates a webhook integration (POST /v2/integrations).',
-    args: { input: t.arg({ type: CreateInput, required: true, description: 'The webhook.' }) },
-    resolve: async (_root, { input }, context) => {
-      const response = await context.write({
-        method: 'POST',
-        segments: ['integrations'],
-        body: { data: integrationBody(input, true) },
-      });
-      return { integration: () => Integrations.read(expectResource(response)) };
-    },
-  }),
-  updateIntegration: t.field({
-    type: UpdatePayload,
-    description: 'Changes an integration (PUT /v2/integrations/{id}).',
-    args: { input: t.arg({ type: UpdateInput, required: true, description: 'The change.' }) },
-    resolve: async (_root, { input }, context) => {
-      const id = judgeUuid(input.integrationId, 'input.integrationId');
-      const response = await context.write({
+defineMutation('createIntegration', {
+  description: 'Creates a webhook integration (POST /v2/integrations).',
+  input: { description: 'A new webhook integration.', fields: (t) => valueFields(t, true) },
+  payload: payload('CreateIntegrationPayload', 'The integration that was created.'),
+  resolve: (input, context) =>
+    writeAnswer(
+      context,
+      { method: 'POST', segments: ['integrations'], body: { data: integrationBody(input, true) } },
+      readIntegration,
+    ),
+});
+
+defineMutation('updateIntegration', {
+  description: 'Changes an integration (PUT /v2/integrations/{id}).',
+  ids: INTEGRATION_IDS,
+  input: {
+    description: 'A change to an integration; fields left out stay as they are (the secret too).',
+    fields: (t) => valueFields(t, false),
+  },
+  payload: payload('UpdateIntegrationPayload', 'The integration after the change.'),
+  resolve: (input, context, { integrationId }) =>
+    writeAnswer(
+      context,
+      {
         method: 'PUT',
-        segments: ['integrations', id],
+        segments: ['integrations', integrationId],
         body: { data: integrationBody(input, false) },
-      });
-      return { integration: () => Integrations.read(expectResource(response)) };
-    },
-  }),
-  deleteIntegration: t.field({
-    type: DeletePayload,
-    description: 'Deletes an integration with its jobs and logs (DELETE /v2/integrations/{id}).',
-    args: { input: t.arg({ type: DeleteInput, required: true, description: 'The integration.' }) },
-    resolve: async (_root, { input }, context) => {
-      const id = judgeUuid(input.integrationId, 'input.integrationId');
-      await context.write({ method: 'DELETE', segments: ['integrations', id] });
-      return { deletedIntegrationId: id };
-    },
-  }),
-}));
+      },
+      readIntegration,
+    ),
+});
+
+defineDelete('deleteIntegration', {
+  description: 'Deletes an integration with its jobs and logs (DELETE /v2/integrations/{id}).',
+  what: 'integration (with its jobs and logs)',
+  ids: INTEGRATION_IDS,
+  deleted: 'integrationId',
+  request: ({ integrationId }) => ({ segments: ['integrations', integrationId] }),
+});

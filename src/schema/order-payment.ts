@@ -7,9 +7,10 @@ import { isJsonObject } from '../upstream/client.ts';
 import { isGatewayError, OutOfStockError } from '../upstream/errors.ts';
 import { builder } from './builder.ts';
 import { money } from './catalog/product-fields.ts';
+import { idKind } from './kit/ids.ts';
+import { defineMutation, definePayload } from './kit/mutation.ts';
 import { MoneyRef } from './money.ts';
 import type { MoneyShape } from './rows.ts';
-import { judgeUuid } from './rows.ts';
 
 interface PaymentShape {
   orderId: string;
@@ -30,7 +31,11 @@ const PaymentRef = builder.objectRef<PaymentShape>('OrderPayment').implement({
   description: 'A payment recorded on an order.',
   fields: (t) => ({
     orderId: t.exposeID('orderId', { description: 'The order (upstream id).' }),
-    method: t.exposeString('method', { description: '`purchase` or `authorize`.' }),
+    method: t.field({
+      type: PaymentMethod,
+      description: 'PURCHASE or AUTHORIZE, as written.',
+      resolve: (p) => p.method as 'purchase' | 'authorize',
+    }),
     orderPayment: t.exposeString('orderPayment', {
       description: 'The order’s payment status now: `paid` or `authorized`.',
     }),
@@ -38,52 +43,63 @@ const PaymentRef = builder.objectRef<PaymentShape>('OrderPayment').implement({
   }),
 });
 
-builder.mutationField('payOrder', (t) =>
-  t.field({
-    type: PaymentRef,
-    description:
-      'Records a payment of an order taken outside the store (the manual gateway). The first ' +
-      'payment allocates the order’s stock, all or nothing: OUT_OF_STOCK when a product is ' +
-      'short; an order already paid or authorized is BAD_USER_INPUT.',
-    args: {
-      orderId: t.arg.id({ required: true, description: 'The order (uuid).' }),
-      method: t.arg({
+const ORDER = idKind('Order');
+
+const PayOrderPayload = definePayload<{ payment: PaymentShape }>('PayOrderPayload', {
+  description: 'The payment recorded.',
+  fields: (t) => ({
+    payment: t.field({ type: PaymentRef, description: 'The payment.', resolve: (p) => p.payment }),
+  }),
+});
+
+defineMutation('payOrder', {
+  description:
+    'Records a payment of an order taken outside the store (the manual gateway). The first ' +
+    'payment allocates the order’s stock, all or nothing: OUT_OF_STOCK when a product is ' +
+    'short; an order already paid or authorized is BAD_USER_INPUT.',
+  input: {
+    description: 'The order and how it was paid.',
+    fields: (t) => ({
+      method: t.field({
         type: PaymentMethod,
         required: false,
         defaultValue: 'purchase',
         description: 'Default PURCHASE.',
       }),
-    },
-    resolve: async (_root, args, context) => {
-      const orderId = judgeUuid(String(args.orderId), 'orderId');
-      let response: Awaited<ReturnType<typeof context.write>>;
-      try {
-        response = await context.write({
-          method: 'POST',
-          segments: ['orders', orderId, 'payments'],
-          body: { data: { gateway: 'manual', method: args.method ?? 'purchase' } },
+    }),
+  },
+  ids: { orderId: [ORDER, 'The order'] },
+  payload: PayOrderPayload,
+  resolve: async (input, context, { orderId }) => {
+    let response: Awaited<ReturnType<typeof context.write>>;
+    try {
+      response = await context.write({
+        method: 'POST',
+        segments: ['orders', orderId, 'payments'],
+        body: { data: { gateway: 'manual', method: input.method ?? 'purchase' } },
+      });
+    } catch (error) {
+      if (isGatewayError(error) && /insufficient stock/i.test(error.message)) {
+        throw new OutOfStockError(error.message, {
+          upstreamStatus: error.upstreamStatus,
+          field: 'input.orderId',
+          cause: error,
         });
-      } catch (error) {
-        if (isGatewayError(error) && /insufficient stock/i.test(error.message)) {
-          throw new OutOfStockError(error.message, {
-            upstreamStatus: error.upstreamStatus,
-            field: 'orderId',
-            cause: error,
-          });
-        }
-        throw error;
       }
-      const data =
-        isJsonObject(response.body) && isJsonObject(response.body.data) ? response.body.data : {};
-      const meta = isJsonObject(data.meta) ? data.meta : {};
-      const amount = typeof data.amount === 'number' ? data.amount : 0;
-      const currency = typeof data.currency === 'string' ? data.currency : 'USD';
-      return {
+      throw error;
+    }
+    const data =
+      isJsonObject(response.body) && isJsonObject(response.body.data) ? response.body.data : {};
+    const meta = isJsonObject(data.meta) ? data.meta : {};
+    const amount = typeof data.amount === 'number' ? data.amount : 0;
+    const currency = typeof data.currency === 'string' ? data.currency : 'USD';
+    return {
+      payment: {
         orderId,
-        method: String(data.transaction_type ?? args.method ?? 'purchase'),
+        method: String(data.transaction_type ?? input.method ?? 'purchase'),
         orderPayment: String(meta.order_payment ?? ''),
         amount: money(amount, currency),
-      };
-    },
-  }),
-);
+      },
+    };
+  },
+});

@@ -5,12 +5,14 @@ import { BadUserInputError } from '../upstream/errors.ts';
 import { ACCOUNT_TOKEN_HEADER, CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
+import { CART_IDS } from './cart-write.ts';
+import { idKind, judgeId, optionalIdInput } from './kit/ids.ts';
+import { defineMutation } from './kit/mutation.ts';
+import { answerPayload, writeAnswer } from './kit/writes.ts';
 import { CartTotalsRef, type CartTotalsShape, MoneyRef, toTotals } from './money.ts';
 import { defineResource, field, type ShapeOfResource } from './resource.ts';
 import {
-  judgeCartId,
   judgeNonEmpty,
-  judgeUuid,
   readInt,
   readMoney,
   readObject,
@@ -234,109 +236,93 @@ const CheckoutCustomerInput = builder.inputType('CheckoutCustomerInput', {
   }),
 });
 
-const CheckoutCartInput = builder.inputType('CheckoutCartInput', {
-  description:
-    'Turns a cart into an order. Name the customer with `customer` (a guest) or `customerId` ' +
-    '(an existing customer; the order is linked to them), not both; with a customer token ' +
-    '(X-Moltin-Customer-Token) both may be left out and the order is that customer’s; with an ' +
-    'account member’s token the order is the account’s (`customer` then names the contact, ' +
-    'the member by default).',
-  fields: (t) => ({
-    cartId: t.id({ required: true, description: 'The cart id upstream.' }),
-    customer: t.field({
-      type: CheckoutCustomerInput,
-      required: false,
-      description: 'A guest customer.',
-    }),
-    customerId: t.id({ required: false, description: 'Upstream id of an existing customer.' }),
-    billingAddress: t.field({
-      type: AddressInput,
-      required: true,
-      description: 'Billing address.',
-    }),
-    shippingAddress: t.field({
-      type: AddressInput,
-      required: false,
-      description: 'Shipping address; default the billing address.',
-    }),
-  }),
-});
+/** An existing customer an order is for. */
+const CUSTOMER = idKind('Customer');
 
-const CheckoutCartPayload = builder
-  .objectRef<{ order: () => OrderShape }>('CheckoutCartPayload')
-  .implement({
-    description: 'The order the cart became.',
+defineMutation('checkoutCart', {
+  description: 'Checks a cart out (POST /v2/carts/{cartID}/checkout); the cart is kept.',
+  ids: CART_IDS,
+  input: {
+    description:
+      'Turns a cart into an order. Name the customer with `customer` (a guest) or `customerId` ' +
+      '(an existing customer; the order is linked to them), not both; with a customer token ' +
+      '(X-Moltin-Customer-Token) both may be left out and the order is that customer’s; with ' +
+      'an account member’s token the order is the account’s (`customer` then names the ' +
+      'contact, the member by default).',
     fields: (t) => ({
-      order: t.field({
-        type: Orders.ref,
-        nullable: true,
-        description:
-          'The new order, with its totals (every discount applied) and items. Null, with a ' +
-          'WRITE_COMMITTED error, when the order was placed but its answer could not be read: ' +
-          'do not check out again.',
-        resolve: (payload) => payload.order(),
+      customer: t.field({
+        type: CheckoutCustomerInput,
+        required: false,
+        description: 'A guest customer.',
+      }),
+      customerId: optionalIdInput(t, CUSTOMER, 'An existing customer'),
+      billingAddress: t.field({
+        type: AddressInput,
+        required: true,
+        description: 'Billing address.',
+      }),
+      shippingAddress: t.field({
+        type: AddressInput,
+        required: false,
+        description: 'Shipping address; default the billing address.',
       }),
     }),
-  });
-
-builder.mutationField('checkoutCart', (t) =>
-  t.field({
-    type: CheckoutCartPayload,
-    description: 'Checks a cart out (POST /v2/carts/{cartID}/checkout); the cart is kept.',
-    args: {
-      input: t.arg({ type: CheckoutCartInput, required: true, description: 'The checkout.' }),
-    },
-    resolve: async (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      let customer: Record<string, string> | undefined;
-      if (input.customer && input.customerId !== null && input.customerId !== undefined) {
-        throw new BadUserInputError('Give input.customer or input.customerId, not both', {
-          field: 'input.customerId',
+  },
+  payload: answerPayload<OrderShape>('CheckoutCartPayload', {
+    description: 'The order the cart became.',
+    field: 'order',
+    type: Orders.ref,
+    about:
+      'The new order, with its totals (every discount applied) and items. Null, with a ' +
+      'WRITE_COMMITTED error, when the order was placed but its answer could not be read: ' +
+      'do not check out again.',
+  }),
+  resolve: async (input, context, { cartId }) => {
+    let customer: Record<string, string> | undefined;
+    if (input.customer && input.customerId !== null && input.customerId !== undefined) {
+      throw new BadUserInputError('Give input.customer or input.customerId, not both', {
+        field: 'input.customerId',
+      });
+    }
+    if (input.customer) {
+      const email = judgeNonEmpty(input.customer.email, 'input.customer.email');
+      if (!EMAIL.test(email)) {
+        throw new BadUserInputError('input.customer.email is not an email address', {
+          field: 'input.customer.email',
         });
       }
-      if (input.customer) {
-        const email = judgeNonEmpty(input.customer.email, 'input.customer.email');
-        if (!EMAIL.test(email)) {
-          throw new BadUserInputError('input.customer.email is not an email address', {
-            field: 'input.customer.email',
-          });
-        }
-        customer = { email, name: judgeNonEmpty(input.customer.name, 'input.customer.name') };
-      } else if (input.customerId !== null && input.customerId !== undefined) {
-        customer = { id: judgeUuid(input.customerId, 'input.customerId') };
-      } else {
-        const signedIn = forwardedHeaders(context);
-        if (
-          signedIn?.[CUSTOMER_TOKEN_HEADER] === undefined &&
-          signedIn?.[ACCOUNT_TOKEN_HEADER] === undefined
-        ) {
-          throw new BadUserInputError(
-            'input.customer or input.customerId is required (or sign in: X-Moltin-Customer-Token, ' +
-              'or an account member’s EP-Account-Management-Authentication-Token)',
-            { field: 'input.customer' },
-          );
-        }
+      customer = { email, name: judgeNonEmpty(input.customer.name, 'input.customer.name') };
+    } else if (input.customerId !== null && input.customerId !== undefined) {
+      customer = { id: judgeId(input.customerId, 'input.customerId', CUSTOMER) };
+    } else {
+      const signedIn = forwardedHeaders(context);
+      if (
+        signedIn?.[CUSTOMER_TOKEN_HEADER] === undefined &&
+        signedIn?.[ACCOUNT_TOKEN_HEADER] === undefined
+      ) {
+        throw new BadUserInputError(
+          'input.customer or input.customerId is required (or sign in: X-Moltin-Customer-Token, ' +
+            'or an account member’s EP-Account-Management-Authentication-Token)',
+          { field: 'input.customer' },
+        );
       }
-      const data: JsonObject = {
-        billing_address: judgeAddress(input.billingAddress, 'input.billingAddress'),
-      };
-      if (customer) data.customer = customer;
-      if (input.shippingAddress) {
-        data.shipping_address = judgeAddress(input.shippingAddress, 'input.shippingAddress');
-      }
-      const response = await context.write({
-        method: 'POST',
-        segments: ['carts', cartId, 'checkout'],
-        body: { data },
-      });
-      // Read in the payload's field: once the order is placed, nothing may fail the mutation.
-      return {
-        order: () => {
-          const items = includedOrderItems(response.body);
-          const order = Orders.read(expectResource(response));
-          return items === undefined ? order : { ...order, items };
-        },
-      };
-    },
-  }),
-);
+    }
+    const data: JsonObject = {
+      billing_address: judgeAddress(input.billingAddress, 'input.billingAddress'),
+    };
+    if (customer) data.customer = customer;
+    if (input.shippingAddress) {
+      data.shipping_address = judgeAddress(input.shippingAddress, 'input.shippingAddress');
+    }
+    // Read in the payload's field: once the order is placed, nothing may fail the mutation.
+    return writeAnswer(
+      context,
+      { method: 'POST', segments: ['carts', cartId, 'checkout'], body: { data } },
+      (response) => {
+        const items = includedOrderItems(response.body);
+        const order = Orders.read(expectResource(response));
+        return items === undefined ? order : { ...order, items };
+      },
+    );
+  },
+});

@@ -9,10 +9,10 @@
 
 import { builder } from './builder.ts';
 import { CartRef } from './cart.ts';
-import { cartChangePayload, cartIdField, writeItems } from './cart-write.ts';
+import { CART_IDS, cartChangePayload, writeItems } from './cart-write.ts';
+import { defineMutation } from './kit/mutation.ts';
 import { PromotionDiscountRef } from './promotion-discount.ts';
 import { judgeCode } from './promotion-input.ts';
-import { judgeCartId } from './rows.ts';
 
 builder.objectFields(CartRef, (t) => ({
   promotionDiscounts: t.field({
@@ -28,48 +28,35 @@ builder.objectFields(CartRef, (t) => ({
   }),
 }));
 
-interface CodeInput {
-  cartId: string;
-  code: string;
-}
-
 /** One of the two writes: its names, texts and the upstream request it makes. */
 function defineCodeWrite(write: {
   name: 'applyCartPromotionCode' | 'removeCartPromotionCode';
-  typeName: string;
   description: string;
   input: string;
   payload: string;
   request: (cartId: string, code: string) => Parameters<typeof writeItems>[2];
 }): void {
-  const Input = builder.inputRef<CodeInput>(`${write.typeName}Input`).implement({
-    description: write.input,
-    fields: (t) => ({
-      ...cartIdField(t),
-      code: t.string({
-        required: true,
-        description: 'The code: 1 to 64 letters, digits, "-", "_" or "." (any case).',
+  const typeName = write.name.charAt(0).toUpperCase() + write.name.slice(1);
+  defineMutation(write.name, {
+    description: write.description,
+    ids: CART_IDS,
+    input: {
+      description: write.input,
+      fields: (t) => ({
+        code: t.string({
+          required: true,
+          description: 'The code: 1 to 64 letters, digits, "-", "_" or "." (any case).',
+        }),
       }),
-    }),
+    },
+    payload: cartChangePayload(`${typeName}Payload`, write.payload),
+    resolve: (input, context, { cartId }) =>
+      writeItems(context, cartId, write.request(cartId, judgeCode(input.code, 'input.code'))),
   });
-  const Payload = cartChangePayload(`${write.typeName}Payload`, write.payload);
-  builder.mutationField(write.name, (t) =>
-    t.field({
-      type: Payload,
-      description: write.description,
-      args: { input: t.arg({ type: Input, required: true, description: 'The cart and code.' }) },
-      resolve: (_root, { input }, context) => {
-        const cartId = judgeCartId(input.cartId, 'input.cartId');
-        const code = judgeCode(input.code, 'input.code');
-        return writeItems(context, cartId, write.request(cartId, code));
-      },
-    }),
-  );
 }
 
 defineCodeWrite({
   name: 'applyCartPromotionCode',
-  typeName: 'ApplyCartPromotionCode',
   description:
     'Applies a promotion code to a cart (POST /v2/carts/{cartID}/items, a promotion_item). ' +
     'Refused, with nothing applied, when no live promotion has the code or it has no use left.',
@@ -84,7 +71,6 @@ defineCodeWrite({
 
 defineCodeWrite({
   name: 'removeCartPromotionCode',
-  typeName: 'RemoveCartPromotionCode',
   description: 'Removes a promotion code from a cart (DELETE /v2/carts/{cartID}/discounts/{code}).',
   input: 'The promotion code to take off a cart.',
   payload: 'The cart without the code’s discount.',

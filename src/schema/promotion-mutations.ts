@@ -7,12 +7,15 @@
  * promotion-code-mutations.ts) is built once per engine.
  */
 
-import type { JsonObject } from '../upstream/client.ts';
-import { expectResource } from '../upstream/client.ts';
+import type { InputFieldMap } from '@pothos/core';
+import { expectResource, type JsonObject, type UpstreamResponse } from '../upstream/client.ts';
 import { BadUserInputError } from '../upstream/errors.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
-import { RulePromotions, StandardPromotions } from './promotion.ts';
+import { idKind } from './kit/ids.ts';
+import { defineMutation, type IdFields } from './kit/mutation.ts';
+import { type Answered, answerPayload, defineDelete, writeAnswer } from './kit/writes.ts';
+import { PromotionType, RulePromotions, StandardPromotions } from './promotion.ts';
 import { defineCodeWrites } from './promotion-code-mutations.ts';
 import {
   type CurrencyAmount,
@@ -25,7 +28,7 @@ import {
   judgeWindow,
   MAX_CURRENCIES,
 } from './promotion-input.ts';
-import { judgeNonEmpty, judgeUuid } from './rows.ts';
+import { judgeNonEmpty } from './rows.ts';
 
 type Engine = typeof StandardPromotions | typeof RulePromotions;
 type Field = Parameters<Parameters<typeof builder.inputType>[1]['fields']>[0];
@@ -78,22 +81,6 @@ function commonBody(input: CommonInput): JsonObject {
 }
 
 // ---- standard promotions ----------------------------------------------------------------------
-
-const PromotionType = builder.enumType('PromotionType', {
-  description: 'What a standard promotion takes off.',
-  values: {
-    FIXED_DISCOUNT: { value: 'fixed_discount', description: 'An amount off the subtotal.' },
-    PERCENT_DISCOUNT: { value: 'percent_discount', description: 'A percentage of the subtotal.' },
-    ITEM_FIXED_DISCOUNT: {
-      value: 'item_fixed_discount',
-      description: 'An amount off each unit of the target SKUs.',
-    },
-    ITEM_PERCENT_DISCOUNT: {
-      value: 'item_percent_discount',
-      description: 'A percentage off the lines of the target SKUs.',
-    },
-  } as const,
-});
 
 interface StandardInput extends CommonInput {
   promotionType?: string | null;
@@ -278,90 +265,63 @@ interface EngineWrites<I extends CommonInput> {
   body: (input: I) => JsonObject;
 }
 
-async function writePromotion(
-  context: GatewayContext,
-  engine: Engine,
-  request: Parameters<GatewayContext['write']>[0],
-) {
-  const response = await context.write(request);
-  return { promotion: () => engine.Promotions.read(expectResource(response)) };
-}
-
 function defineEngineWrites<I extends CommonInput>(writes: EngineWrites<I>): void {
   const { engine, name, segment } = writes;
-  const Payload = builder.objectRef<{ promotion: () => unknown }>(`${name}Payload`).implement({
+  const Payload = answerPayload<unknown>(`${name}Payload`, {
     description: `The ${engine.Promotions.name} as the write left it.`,
-    fields: (t) => ({
-      promotion: t.field({
-        type: engine.Promotions.ref as never,
-        nullable: true,
-        description:
-          'The promotion; null, with a WRITE_COMMITTED error, when the write happened but ' +
-          'its answer was unusable.',
-        resolve: (payload) => payload.promotion() as never,
-      }),
-    }),
+    field: 'promotion',
+    type: engine.Promotions.ref,
+    about:
+      'The promotion; null, with a WRITE_COMMITTED error, when the write happened but its ' +
+      'answer was unusable.',
   });
-  const idField = (t: Field) => ({
-    promotionId: t.id({ required: true, description: 'Upstream id of the promotion.' }),
-  });
-  const Create = builder.inputRef<I>(`Create${name}Input`).implement({
-    description: `A new ${engine.Promotions.name}.`,
-    fields: (t) => writes.fields(t, true) as never,
-  });
-  const Update = builder.inputRef<I & { promotionId: string }>(`Update${name}Input`).implement({
-    description: 'What changes; what is not given stays.',
-    fields: (t) => ({ ...idField(t), ...(writes.fields(t, false) as object) }) as never,
-  });
-  const ById = builder.inputRef<{ promotionId: string }>(`Disable${name}Input`).implement({
-    description: 'The promotion to disable.',
-    fields: idField,
-  });
-  const id = (input: { promotionId: string }) => judgeUuid(input.promotionId, 'input.promotionId');
+  const ids = {
+    promotionId: [idKind(name), 'The promotion'],
+  } as const satisfies IdFields<'promotionId'>;
+  const read = (response: UpstreamResponse) => engine.Promotions.read(expectResource(response));
+  const put = (context: GatewayContext, promotionId: string, data: JsonObject) =>
+    writeAnswer(context, { method: 'PUT', segments: [segment, promotionId], body: { data } }, read);
 
-  builder.mutationField(`create${name}`, (t) =>
-    t.field({
-      type: Payload,
-      description: `Creates a promotion (POST /v2/${segment}).`,
-      args: { input: t.arg({ type: Create, required: true, description: 'The promotion.' }) },
-      // The input's type is generic here: Pothos cannot infer it, the refs above declare it.
-      resolve: (_root, args, context) =>
-        writePromotion(context, engine, {
-          method: 'POST',
-          segments: [segment],
-          body: { data: writes.body((args as unknown as { input: I }).input) },
-        }),
-    }),
-  );
-  builder.mutationField(`update${name}`, (t) =>
-    t.field({
-      type: Payload,
-      description: `Changes a promotion (PUT /v2/${segment}/{id}).`,
-      args: { input: t.arg({ type: Update, required: true, description: 'The change.' }) },
-      resolve: (_root, args, context) => {
-        const { input } = args as unknown as { input: I & { promotionId: string } };
-        const promotionId = id(input);
-        return writePromotion(context, engine, {
-          method: 'PUT',
-          segments: [segment, promotionId],
-          body: { data: writes.body(input) },
-        });
-      },
-    }),
-  );
-  builder.mutationField(`disable${name}`, (t) =>
-    t.field({
-      type: Payload,
-      description: `Disables a promotion (PUT /v2/${segment}/{id} with enabled false).`,
-      args: { input: t.arg({ type: ById, required: true, description: 'The promotion.' }) },
-      resolve: (_root, { input }, context) =>
-        writePromotion(context, engine, {
-          method: 'PUT',
-          segments: [segment, id(input)],
-          body: { data: { type: writes.type, enabled: false } },
-        }),
-    }),
-  );
+  defineMutation<Answered<unknown>, never, InputFieldMap>(`create${name}`, {
+    description: `Creates a promotion (POST /v2/${segment}).`,
+    input: {
+      description: `A new ${engine.Promotions.name}.`,
+      fields: (t) => writes.fields(t, true) as InputFieldMap,
+    },
+    payload: Payload,
+    resolve: (input, context) =>
+      writeAnswer(
+        context,
+        { method: 'POST', segments: [segment], body: { data: writes.body(input as unknown as I) } },
+        read,
+      ),
+  });
+  defineMutation<Answered<unknown>, 'promotionId', InputFieldMap>(`update${name}`, {
+    description: `Changes a promotion (PUT /v2/${segment}/{id}).`,
+    ids,
+    input: {
+      description: 'What changes; what is not given stays.',
+      fields: (t) => writes.fields(t, false) as InputFieldMap,
+    },
+    payload: Payload,
+    resolve: (input, context, { promotionId }) =>
+      put(context, promotionId, writes.body(input as unknown as I)),
+  });
+  defineMutation(`disable${name}`, {
+    description: `Disables a promotion (PUT /v2/${segment}/{id} with enabled false).`,
+    ids,
+    input: { description: 'The promotion to disable.' },
+    payload: Payload,
+    resolve: (_input, context, { promotionId }) =>
+      put(context, promotionId, { type: writes.type, enabled: false }),
+  });
+  defineDelete(`delete${name}`, {
+    description: `Deletes a promotion with its codes (DELETE /v2/${segment}/{id}).`,
+    what: 'promotion (with its codes)',
+    ids,
+    deleted: 'promotionId',
+    request: ({ promotionId }) => ({ segments: [segment, promotionId] }),
+  });
   defineCodeWrites(name, segment, engine);
 }
 

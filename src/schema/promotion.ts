@@ -7,6 +7,7 @@
  * 10,000 as it walks orders. Store data: client_credentials only. Writes: promotion-mutations.ts.
  */
 
+import { builder } from './builder.ts';
 import { type FilterDescription, STANDARD_FILTERS } from './connection.ts';
 import { defineResource, field } from './resource.ts';
 import type { FieldDescriptions } from './resource-fields.ts';
@@ -62,7 +63,7 @@ function defineEngine<F extends FieldDescriptions>(engine: Engine<F>) {
     fields: {
       promotionId: field.param('promotionId', 'Upstream id of its promotion.'),
       code: field.string('The code shoppers type (matched in any case).'),
-      uses: field.int('Uses left; null: unlimited.', { nullable: true }),
+      usesLeft: field.int('Uses left; null: unlimited.', { from: 'uses', nullable: true }),
       maxUses: field.int('Uses it was created with; null: unlimited.', { nullable: true }),
       maxUsesPerShopper: field.int('Uses one customer may make; null: no such limit.', {
         from: 'max_uses_per_shopper.max_uses',
@@ -143,6 +144,23 @@ function defineEngine<F extends FieldDescriptions>(engine: Engine<F>) {
   return { Promotions, Codes, Usages };
 }
 
+/** What a standard promotion takes off: written and read back as the same enum. */
+export const PromotionType = builder.enumType('PromotionType', {
+  description: 'What a standard promotion takes off.',
+  values: {
+    FIXED_DISCOUNT: { value: 'fixed_discount', description: 'An amount off the subtotal.' },
+    PERCENT_DISCOUNT: { value: 'percent_discount', description: 'A percentage of the subtotal.' },
+    ITEM_FIXED_DISCOUNT: {
+      value: 'item_fixed_discount',
+      description: 'An amount off each unit of the target SKUs.',
+    },
+    ITEM_PERCENT_DISCOUNT: {
+      value: 'item_percent_discount',
+      description: 'A percentage off the lines of the target SKUs.',
+    },
+  } as const,
+});
+
 export const StandardPromotions = defineEngine({
   name: 'Promotion',
   path: '/v2/promotions',
@@ -155,9 +173,7 @@ export const StandardPromotions = defineEngine({
     'A standard promotion (`/v2/promotions`): a fixed or percent discount off the cart or ' +
     'off the lines of some SKUs, applied by a code or automatically.',
   fields: {
-    promotionType: field.string(
-      'fixed_discount, percent_discount, item_fixed_discount or item_percent_discount.',
-    ),
+    promotionType: field.enum(PromotionType, 'What it takes off, as written.'),
     schema: field.json('The discount as the v2 API holds it (`currencies`, `percent`, `targets`).'),
     minCartValue: field.json('Smallest subtotal per currency, when one is set.', {
       read: (row) =>

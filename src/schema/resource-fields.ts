@@ -37,6 +37,11 @@ export interface FieldDescription<V> {
   readonly read: RowReader<V> | undefined;
   /** A parameter of the sub-collection's path (the entry's `customApiId`), instead of `from`. */
   readonly param: string | undefined;
+  /**
+   * The enum type it is shown as, when its values are an enum's (read as the string the API
+   * writes, shown as the enum's name: `live` is `LIVE`, as the input that wrote it).
+   */
+  readonly shownAs?: unknown;
   /** Phantom: the value type, for the shape. */
   readonly __value?: V;
 }
@@ -81,6 +86,14 @@ export const field = {
   boolean: scalar('Boolean'),
   dateTime: scalar('DateTime'),
   json: scalar('JSONObject'),
+  /** A string the API writes from a fixed set, shown as the enum an input writes it with. */
+  enum(
+    type: unknown,
+    description: string,
+    options: FieldOptions<string> = {},
+  ): FieldDescription<string> {
+    return { ...scalar('String')(description, options), shownAs: type };
+  },
   /** A value the resolvers of hand-written fields need (an order's `display_price`), not shown. */
   carried<V>(read: RowReader<V>): FieldDescription<V> {
     return {

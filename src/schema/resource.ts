@@ -56,6 +56,7 @@ import {
   resolveList,
 } from './connection.ts';
 import type { EntityDefinition } from './federation.ts';
+import { ID_INPUTS, type IdKind, idKind, judgeId, type ParentId, parentIds } from './kit/ids.ts';
 import { nullWhenNotFound } from './lookups.ts';
 import {
   compileRowReader,
@@ -108,8 +109,13 @@ export interface ResourceDescription<F extends FieldDescriptions, P extends stri
   lookupBy?: 'in-filter' | 'item';
   /** Query sent with every list page and lookup (the catalog's `include=main_image,files`). */
   listQuery?: Readonly<Record<string, string>>;
-  /** The parent ids of a sub-collection's path → the description of their arguments. */
-  params?: Record<P, string>;
+  /**
+   * The parent ids of a sub-collection's path → the description of their arguments, and what
+   * each names (`{ customApiId: ['The Custom API.', idKind('CustomApi')] }`): an argument then
+   * takes the parent's global id or its upstreamId (src/schema/kit/ids.ts); described by its
+   * text alone, the upstream id.
+   */
+  params?: Record<P, string | readonly [string, IdKind]>;
   body: 'flat' | 'nested';
   timestamps: 'meta.timestamps' | 'meta' | 'attributes';
   fields: F;
@@ -289,11 +295,15 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
   // A list without parent ids is the same for every request: its spec is made once.
   const rootSpec = paramNames.length === 0 ? listSpec() : undefined;
 
+  const parents = parentIds(description.params ?? {});
+
   /** Judges the parent ids of an argument or representation object, in declared order. */
   const judgeParams = (source: Readonly<Record<string, unknown>>): PathParams => {
     if (paramNames.length === 0) return NO_PARAMS;
     const params: Record<string, string> = {};
-    for (const param of paramNames) params[param] = judgeUuid(source[param] as string, param);
+    for (const param of paramNames) {
+      params[param] = (parents[param] as ParentId).judge(source[param] as string);
+    }
     return params;
   };
 
@@ -321,12 +331,13 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
     },
     fields: (t) => {
       const own: FieldMap = {};
-      for (const [fieldName, { type, nullable, description: about }] of Object.entries(fields)) {
+      for (const [fieldName, declared] of Object.entries(fields)) {
+        const { type, nullable, description: about } = declared;
         if (type === undefined) continue;
         own[fieldName] = t.expose(
           fieldName as never,
           {
-            type,
+            type: declared.shownAs ?? type,
             nullable,
             description: about,
           } as never,
@@ -340,32 +351,46 @@ export function defineResource<F extends FieldDescriptions, P extends string = n
     Object.fromEntries(
       paramNames.map((param) => [
         param,
-        t.arg.id({ required: true, description: (description.params as Record<P, string>)[param] }),
+        t.arg.id({ required: true, description: parents[param]?.description }),
       ]),
     );
+  /** Records the id arguments of a root field for the test that walks them (ids.test). */
+  const registerArgs = (field: string, withId: boolean) => {
+    for (const [param, { kind }] of Object.entries(parents)) {
+      if (kind !== undefined) ID_INPUTS.set(`Query.${field}(${param}:)`, kind);
+    }
+    if (withId) ID_INPUTS.set(`Query.${field}(id:)`, ownKind);
+  };
 
   const lookup = description.lookup;
+  // Its own id takes either form, as every id input (src/schema/kit/ids.ts).
+  const ownKind = idKind(name);
   if (lookup) {
+    registerArgs(lookup.field, true);
     builder.queryField(lookup.field, (t) =>
       t.field({
         type: ref,
         nullable: true,
         description:
           lookup.description ??
-          `One ${singular} by upstream id; null when the store has no such ${singular}.`,
+          `One ${singular} by id; null when the store has no such ${singular}.`,
         args: {
           ...paramArgs(t),
-          id: t.arg.id({ required: true, description: `Upstream id of the ${singular}.` }),
+          id: t.arg.id({
+            required: true,
+            description: `The ${singular}: a ${name} id or its upstreamId.`,
+          }),
         },
         resolve: (_root, args, context) => {
           const params = judgeParams(args);
-          return load(context, judgeUuid(args.id, 'id'), params) as never;
+          return load(context, judgeId(args.id, 'id', ownKind), params) as never;
         },
       }),
     );
   }
 
   if (list?.field !== undefined) {
+    registerArgs(list.field, false);
     const spec = rootSpec;
     builder.queryField(list.field, (t) =>
       t.connection(

@@ -382,3 +382,30 @@ export type YogaErrorCode = (typeof YOGA_ERROR_CODES)[number];
 export const CLIENT_ERROR_CODES: readonly (GatewayErrorCode | YogaErrorCode)[] = [
   ...new Set([...GATEWAY_ERROR_CODES, ...YOGA_ERROR_CODES]),
 ];
+
+/**
+ * The codes a mutation answers in its payload's `userErrors` instead of as a top-level error:
+ * what the caller can correct by changing the input (a bad field, an id of nothing, a conflict
+ * such as a taken username or a code already on the cart, a stale `ifMatch`, an entry too large,
+ * a product out of stock or without a price). Everything else (authentication, a refused sign-in,
+ * authorization, rate limits, transport, the upstream, the query budget) stays a top-level error.
+ * docs/errors.md ("which is which") says the same.
+ */
+export const USER_ERROR_CODES = [
+  'BAD_USER_INPUT',
+  'NOT_FOUND',
+  'CONFLICT',
+  'PRECONDITION_FAILED',
+  'ENTRY_TOO_LARGE',
+  'OUT_OF_STOCK',
+  'PRICE_NOT_FOUND',
+] as const satisfies readonly GatewayErrorCode[];
+
+export type UserErrorCode = (typeof USER_ERROR_CODES)[number];
+
+const USER_ERROR_CODE_SET: ReadonlySet<string> = new Set(USER_ERROR_CODES);
+
+/** A gateway error a mutation answers as a user error (USER_ERROR_CODES). */
+export function isUserError(error: unknown): error is GatewayError & { code: UserErrorCode } {
+  return isGatewayError(error) && USER_ERROR_CODE_SET.has(error.code);
+}

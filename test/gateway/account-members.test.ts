@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/harness.ts';
-import type { Json } from './fixtures.ts';
+import { type Json, userError } from './fixtures.ts';
 
 let stack: Stack;
 let implicit: string;
@@ -44,7 +44,8 @@ async function as(
 }
 
 const SIGN_IN = `mutation($input: CreateAccountMemberTokenInput!) {
-  createAccountMemberToken(input: $input) { accountMemberId tokens { accountId accountName token expiresAt } } }`;
+  createAccountMemberToken(input: $input) { accountMemberId tokens { accountId accountName token expiresAt }
+    userErrors { code field message } } }`;
 
 async function signIn(username: string, password: string): Promise<Json> {
   return (await as(null, SIGN_IN, { input: { passwordProfileId: profileId, username, password } }))
@@ -145,7 +146,10 @@ describe('an account member signs in and acts for an account', () => {
       ],
     ] as const) {
       const { body } = await stack.graphql(SIGN_IN, { input }, { token: implicit });
-      expect(body.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field });
+      expect(userError(body, 'createAccountMemberToken')).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field,
+      });
     }
     expect(stack.upstreamRequests.length).toBe(before);
   });
@@ -260,7 +264,8 @@ describe('the merchandiser’s members and memberships', () => {
     const add = () =>
       stack.graphql(
         `mutation($input: CreateAccountMembershipInput!) { createAccountMembership(input: $input) {
-          membership { upstreamId accountId accountMemberId accountMember { email } } } }`,
+          membership { upstreamId accountId accountMemberId accountMember { email } }
+          userErrors { code field message } } }`,
         { input: { accountId: acme, accountMemberId: boId } },
         { token: admin },
       );
@@ -272,17 +277,15 @@ describe('the merchandiser’s members and memberships', () => {
       accountMember: { email: 'bo@example.com' },
     });
     const again = await add();
-    expect(again.body.errors[0].extensions.code).toBe('CONFLICT');
+    expect(userError(again.body, 'createAccountMembership')?.code).toBe('CONFLICT');
     // Bo now signs in to both accounts…
     expect((await signIn('bo@example.com', 'bo-password')).tokens).toHaveLength(2);
     const removed = await stack.graphql(
-      `mutation($input: DeleteAccountMembershipInput!) { deleteAccountMembership(input: $input) { deletedMembershipId } }`,
+      `mutation($input: DeleteAccountMembershipInput!) { deleteAccountMembership(input: $input) { deletedId } }`,
       { input: { accountId: acme, membershipId: membership.upstreamId } },
       { token: admin },
     );
-    expect(removed.body.data.deleteAccountMembership.deletedMembershipId).toBe(
-      membership.upstreamId,
-    );
+    expect(removed.body.data.deleteAccountMembership.deletedId).toBe(membership.upstreamId);
     // …and to Beta alone again.
     expect((await signIn('bo@example.com', 'bo-password')).tokens).toHaveLength(1);
   });

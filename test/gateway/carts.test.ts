@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/harness.ts';
-import { createCartWithDiscount, type Json } from './fixtures.ts';
+import { createCartWithDiscount, type Json, userError } from './fixtures.ts';
 
 let stack: Stack;
 let cart: { cartId: string; itemId: string; discountId: string };
@@ -14,7 +14,13 @@ beforeEach(() => {
   stack.upstreamRequests.length = 0;
 });
 
-const codes = (body: Json): string[] => (body.errors ?? []).map((e: Json) => e.extensions?.code);
+/** The codes a mutation answered: its userErrors' and any top-level errors'. */
+const codes = (body: Json): string[] => [
+  ...Object.values(body.data ?? {}).flatMap((payload: Json) =>
+    (payload?.userErrors ?? []).map((e: Json) => e.code),
+  ),
+  ...(body.errors ?? []).map((e: Json) => e.extensions?.code),
+];
 
 const CART = `query($id: ID!) {
   cart(id: $id) {
@@ -35,6 +41,7 @@ const UPDATE = `mutation($input: UpdateCartItemCustomDiscountInput!) {
   updateCartItemCustomDiscount(input: $input) {
     customDiscount { id type amount { amount currency formatted } description discountCode
       discountEngine externalId }
+    userErrors { code field message }
   }
 }`;
 
@@ -146,7 +153,7 @@ describe('updateCartItemCustomDiscount', () => {
     for (const [overrides, field] of cases) {
       const { body } = await stack.graphql(UPDATE, { input: input(overrides) });
       expect(codes(body), field).toEqual(['BAD_USER_INPUT']);
-      expect(body.errors[0].extensions.field).toBe(field);
+      expect(userError(body, 'updateCartItemCustomDiscount')?.field).toBe(field);
     }
     // A non-integer amount never reaches a resolver: GraphQL's Int refuses it.
     const fractional = await stack.graphql(UPDATE, { input: input({ amount: -1.5 }) });

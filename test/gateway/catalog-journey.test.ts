@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/harness.ts';
-import type { Json } from './fixtures.ts';
+import { type Json, userError } from './fixtures.ts';
 
 let stack: Stack;
 let guest: string;
@@ -67,23 +67,25 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
     made.cap = await create('CAP-1', 'Cap');
     made.tee = await create('TEE-1', 'Tee');
 
-    const size = await admin('mutation { createPcmVariation(name: "Size") { upstreamId } }');
-    made.size = size.createPcmVariation.upstreamId;
+    const size = await admin(
+      'mutation { createPcmVariation(input: { name: "Size" }) { variation { upstreamId } } }',
+    );
+    made.size = size.createPcmVariation.variation.upstreamId;
     // Each option appends to the SKU and the slug of the child built with it.
     for (const option of ['S', 'M']) {
       const made = await admin(
-        'mutation($v: ID!, $n: String!) { createPcmVariationOption(variationId: $v, name: $n) { upstreamId } }',
-        { v: size.createPcmVariation.upstreamId, n: option },
+        'mutation($v: ID!, $n: String!) { createPcmVariationOption(input: { variationId: $v, name: $n }) { option { upstreamId } } }',
+        { v: size.createPcmVariation.variation.upstreamId, n: option },
       );
       for (const [type, value] of [
         ['SKU_APPEND', `-${option}`],
         ['SLUG_APPEND', `-${option.toLowerCase()}`],
       ]) {
         await admin(
-          'mutation($v: ID!, $o: ID!, $t: PcmOptionModifierType!, $x: String!) { addPcmOptionModifier(variationId: $v, optionId: $o, type: $t, value: $x) { name } }',
+          'mutation($v: ID!, $o: ID!, $t: PcmOptionModifierType!, $x: String!) { addPcmOptionModifier(input: { variationId: $v, optionId: $o, type: $t, value: $x }) { option { name } } }',
           {
-            v: size.createPcmVariation.upstreamId,
-            o: made.createPcmVariationOption.upstreamId,
+            v: size.createPcmVariation.variation.upstreamId,
+            o: made.createPcmVariationOption.option.upstreamId,
             t: type,
             x: value,
           },
@@ -91,17 +93,17 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
       }
     }
     const parent = await admin(
-      'mutation($p: ID!, $v: [ID!]!) { setPcmProductVariations(productId: $p, variationIds: $v) { productType } }',
+      'mutation($p: ID!, $v: [ID!]!) { setPcmProductVariations(input: { productId: $p, variationIds: $v }) { product { productType } } }',
       { p: made.tee, v: [made.size] },
     );
-    expect(parent.setPcmProductVariations).not.toBeNull();
+    expect(parent.setPcmProductVariations.product).not.toBeNull();
     const built = await admin(
-      'mutation($p: ID!) { buildPcmChildProducts(productId: $p) { status product { productType children(first: 10) { totalCount edges { node { upstreamId sku } } } } } }',
+      'mutation($p: ID!) { buildPcmChildProducts(input: { productId: $p }) { job { status product { productType children(first: 10) { totalCount edges { node { upstreamId sku } } } } } } }',
       { p: made.tee },
     );
-    expect(built.buildPcmChildProducts.status).toBe('success');
-    expect(built.buildPcmChildProducts.product.productType).toBe('parent');
-    const children = built.buildPcmChildProducts.product.children;
+    expect(built.buildPcmChildProducts.job.status).toBe('success');
+    expect(built.buildPcmChildProducts.job.product.productType).toBe('parent');
+    const children = built.buildPcmChildProducts.job.product.children;
     expect(children.totalCount).toBe(2);
     for (const edge of children.edges) childSkus.push(edge.node.sku);
     expect(childSkus.sort()).toEqual(['TEE-1-M', 'TEE-1-S']);
@@ -152,7 +154,7 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
   });
 
   it('publishes a web catalog and an app catalog with a rule for the app channel', async () => {
-    const catalog = `mutation($i: CreateCatalogInput!) { createCatalog(input: $i) { catalog { upstreamId } } }`;
+    const catalog = `mutation($i: CreatePcmCatalogInput!) { createPcmCatalog(input: $i) { catalog { upstreamId } } }`;
     made.webCatalog = (
       await admin(catalog, {
         i: {
@@ -161,7 +163,7 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
           priceBooks: [{ priceBookId: made.web, priority: 1 }],
         },
       })
-    ).createCatalog.catalog.upstreamId;
+    ).createPcmCatalog.catalog.upstreamId;
     made.appCatalog = (
       await admin(catalog, {
         i: {
@@ -170,17 +172,17 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
           priceBooks: [{ priceBookId: made.app, priority: 1 }],
         },
       })
-    ).createCatalog.catalog.upstreamId;
+    ).createPcmCatalog.catalog.upstreamId;
     await admin(
-      'mutation($c: String!) { createCatalogRule(input: { name: "app", catalogId: $c, channels: ["app"] }) { rule { name } } }',
+      'mutation($c: ID!) { createCatalogRule(input: { name: "app", catalogId: $c, channels: ["app"] }) { rule { name } } }',
       { c: made.appCatalog },
     );
     for (const c of [made.webCatalog, made.appCatalog]) {
       const published = await admin(
-        'mutation($c: ID!) { publishCatalog(catalogId: $c) { release { status } } }',
+        'mutation($c: ID!) { publishPcmCatalog(input: { catalogId: $c }) { release { status } } }',
         { c },
       );
-      expect(published.publishCatalog.release.status).toBe('PUBLISHED');
+      expect(published.publishPcmCatalog.release.status).toBe('PUBLISHED');
     }
   });
 
@@ -266,23 +268,23 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
       ).pcmProduct.stock;
     expect(await stockOf()).toEqual({ available: 5, allocated: 0, total: 5 });
     const paid = await shop(
-      'mutation($o: ID!) { payOrder(orderId: $o) { orderPayment amount { amount currency } } }',
+      'mutation($o: ID!) { payOrder(input: { orderId: $o }) { payment { orderPayment amount { amount currency } } } }',
       { o: order.checkoutCart.order.upstreamId },
     );
-    expect(paid.payOrder).toEqual({
+    expect(paid.payOrder.payment).toEqual({
       orderPayment: 'paid',
       amount: { amount: 2800, currency: 'EUR' },
     });
     expect(await stockOf()).toEqual({ available: 3, allocated: 2, total: 5 });
     const again = await stack.graphql(
-      'mutation($o: ID!) { payOrder(orderId: $o) { orderPayment } }',
+      'mutation($o: ID!) { payOrder(input: { orderId: $o }) { payment { orderPayment } userErrors { code field message } } }',
       { o: order.checkoutCart.order.upstreamId },
       { token: guest },
     );
-    expect(again.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(userError(again.body, 'payOrder')?.code).toBe('BAD_USER_INPUT');
     expect(await stockOf()).toEqual({ available: 3, allocated: 2, total: 5 });
     const more = await stack.graphql(
-      `mutation($i: AddCartProductItemInput!) { addCartProductItem(input: $i) { cart { upstreamId } } }`,
+      `mutation($i: AddCartProductItemInput!) { addCartProductItem(input: $i) { cart { upstreamId } userErrors { code field message } } }`,
       {
         i: {
           cartId: (
@@ -296,7 +298,7 @@ describe('a merchandiser builds and publishes, a shopper browses and buys', () =
       },
       { token: guest, headers: { 'EP-Channel': 'app' } },
     );
-    expect(more.body.errors?.[0]?.extensions?.code).toBe('OUT_OF_STOCK');
+    expect(userError(more.body, 'addCartProductItem')?.code).toBe('OUT_OF_STOCK');
   });
 
   it('a shopper without the channel sees the web catalog and its prices', async () => {

@@ -120,7 +120,7 @@ describe('catalog reads shared between callers', () => {
     // Not yet published: the catalog the shopper sees still has the old name.
     expect((await page()).data.catalog.product.breadcrumbs.at(-1).name).toBe(leaf.name);
     const published = await stack.graphql(
-      'mutation($c: ID!) { publishCatalog(catalogId: $c) { release { status } } }',
+      'mutation($c: ID!) { publishPcmCatalog(input: { catalogId: $c }) { release { status } } }',
       { c: product.catalogId },
       { token: store },
     );

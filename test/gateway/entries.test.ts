@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/harness.ts';
-import { createCustomApi, createEntry, type Json } from './fixtures.ts';
+import { codes, createCustomApi, createEntry, type Json, userError } from './fixtures.ts';
 
 let stack: Stack;
 let api: Json;
@@ -18,12 +18,8 @@ const ENTRY_FIELDS = `id upstreamId customApiId type attributes createdAt update
   resourceVersion etag selfLink`;
 
 const CREATE = `mutation Create($input: CreateCustomApiEntryInput!) {
-  createCustomApiEntry(input: $input) { entry { ${ENTRY_FIELDS} } }
+  createCustomApiEntry(input: $input) { entry { ${ENTRY_FIELDS} } userErrors { code field message } }
 }`;
-
-function codes(body: Json): string[] {
-  return (body.errors ?? []).map((e: Json) => e.extensions?.code);
-}
 
 describe('createCustomApiEntry', () => {
   it('creates an entry, supplying the api_type with one GET when type is omitted', async () => {
@@ -58,8 +54,7 @@ describe('createCustomApiEntry', () => {
       input: { customApiId: api.id, type: 'other_ext', attributes: { name: 'x' } },
     });
     expect(codes(body)).toEqual(['BAD_USER_INPUT']);
-    expect(body.errors[0].message).toContain('data.type');
-    expect(body.errors[0].extensions.upstreamStatus).toBe(400);
+    expect(userError(body, 'createCustomApiEntry')?.message).toContain('data.type');
   });
 
   it('judges oversized, reserved and malformed input before any upstream call', async () => {
@@ -77,7 +72,7 @@ describe('createCustomApiEntry', () => {
     for (const [input, field] of cases) {
       const { body } = await stack.graphql(CREATE, { input });
       expect(codes(body), field).toEqual(['BAD_USER_INPUT']);
-      expect(body.errors[0].extensions.field).toBe(field);
+      expect(userError(body, 'createCustomApiEntry')?.field).toBe(field);
     }
     expect(stack.upstreamRequests).toEqual([]);
   });
@@ -108,7 +103,7 @@ describe('createCustomApiEntry', () => {
       },
     });
     expect(codes(body)).toEqual(['NOT_FOUND']);
-    expect(body.data).toBeNull();
+    expect(body.data.createCustomApiEntry.entry).toBeNull();
   });
 });
 
@@ -268,10 +263,11 @@ describe('reading entries', () => {
 
 describe('updating and deleting entries', () => {
   const UPDATE = `mutation($input: UpdateCustomApiEntryInput!) {
-    updateCustomApiEntry(input: $input) { entry { attributes resourceVersion etag dataSize } }
+    updateCustomApiEntry(input: $input) { entry { attributes resourceVersion etag dataSize }
+      userErrors { code field message } }
   }`;
   const DELETE = `mutation($input: DeleteCustomApiEntryInput!) {
-    deleteCustomApiEntry(input: $input) { deletedEntryId deletedId }
+    deleteCustomApiEntry(input: $input) { deletedId userErrors { code field message } }
   }`;
 
   it('updates with a matching etag, refuses a stale one, then deletes', async () => {
@@ -299,9 +295,9 @@ describe('updating and deleting entries', () => {
     const deleted = await stack.graphql(DELETE, {
       input: { customApiId: api.id, entryId: entry.id, ifMatch: after.etag },
     });
-    expect(deleted.body.data.deleteCustomApiEntry.deletedEntryId).toBe(entry.id);
+    expect(deleted.body.data.deleteCustomApiEntry.deletedId).toBe(entry.id);
     const gone = await stack.graphql(`query($id: ID!) { node(id: $id) { id } }`, {
-      id: deleted.body.data.deleteCustomApiEntry.deletedId,
+      id: Buffer.from(`CustomApiEntry:${api.id}:${entry.id}`).toString('base64'),
     });
     expect(gone.body).toEqual({ data: { node: null } });
 
@@ -317,7 +313,6 @@ describe('updating and deleting entries', () => {
       input: { customApiId: api.id, entryId: entry.id, attributes: { b: 'y'.repeat(40_000) } },
     });
     expect(codes(body)).toEqual(['ENTRY_TOO_LARGE']);
-    expect(body.errors[0].extensions.upstreamStatus).toBe(413);
   });
 
   it('refuses a malformed ifMatch before any call', async () => {
@@ -330,7 +325,7 @@ describe('updating and deleting entries', () => {
       },
     });
     expect(codes(body)).toEqual(['BAD_USER_INPUT']);
-    expect(body.errors[0].extensions.field).toBe('input.ifMatch');
+    expect(userError(body, 'updateCustomApiEntry')?.field).toBe('input.ifMatch');
     expect(stack.upstreamRequests).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ import {
   CLIENT_ERROR_CODES,
   GATEWAY_ERROR_CODES,
   GatewayError,
+  USER_ERROR_CODES,
   YOGA_ERROR_CODES,
 } from '../../src/upstream/errors.ts';
 import { listenOnPort0 } from '../support/hardening-stack.ts';
@@ -80,6 +81,13 @@ describe('the codes a client can receive', () => {
     const listed = documentedCodes();
     expect(new Set(listed).size, `a code listed twice: ${listed.join(', ')}`).toBe(listed.length);
     expect([...listed].sort()).toEqual([...CLIENT_ERROR_CODES].sort());
+  });
+
+  it('docs/errors.md\'s "which is which" lists exactly the codes answered in userErrors', () => {
+    const page = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('## Which is which'));
+    const listed = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
+    expect(listed).toEqual([...USER_ERROR_CODES]);
   });
 });
 

@@ -129,3 +129,39 @@ export async function createCartWithDiscount(
   );
   return { cartId: cart.id, itemId, discountId: discount.id };
 }
+
+/**
+ * The first of a mutation's `userErrors` (select `userErrors { code field message }`), with
+ * its field path written back in the dotted form of the messages (`input.items[0].sku`); or, if
+ * it answered none, the first top-level error's code, for a test to fail on readably.
+ */
+export function userError(
+  body: Json,
+  mutation: string,
+): { code: string; field: string | null; message: string } | undefined {
+  const errors = body.data?.[mutation]?.userErrors;
+  const first = Array.isArray(errors) ? errors[0] : undefined;
+  if (first === undefined) {
+    const top = body.errors?.[0];
+    return top === undefined
+      ? undefined
+      : { code: `top-level ${top.extensions?.code}`, field: null, message: top.message };
+  }
+  const field =
+    first.field === null || first.field === undefined
+      ? null
+      : (first.field as string[])
+          .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+          .join('');
+  return { code: first.code, field, message: first.message };
+}
+
+/** Every code an answer carries: its mutations' userErrors' codes, then its top-level errors'. */
+export function codes(body: Json): string[] {
+  return [
+    ...Object.values(body.data ?? {}).flatMap((payload: Json) =>
+      Array.isArray(payload?.userErrors) ? payload.userErrors.map((e: Json) => e.code) : [],
+    ),
+    ...(body.errors ?? []).map((e: Json) => e.extensions?.code),
+  ];
+}

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { judgeFieldInput, type MappedField } from '../../src/schema/typed/field-values.ts';
 import { type Stack, startStack } from '../support/harness.ts';
-import { createCustomApi, createEntry, type Json } from './fixtures.ts';
+import { codes, createCustomApi, createEntry, type Json, userError } from './fixtures.ts';
 
 let stack: Stack;
 let api: Json;
@@ -20,22 +20,20 @@ beforeEach(() => {
   stack.upstreamRequests.length = 0;
 });
 
-const codes = (body: Json): string[] => (body.errors ?? []).map((e: Json) => e.extensions?.code);
-
 describe('ifMatch: ""', () => {
   it('is refused on update and delete before any call, instead of writing unconditionally', async () => {
     const entry = await createEntry(stack, api, { name: 'v0' });
     stack.upstreamRequests.length = 0;
     const update = await stack.graphql(
-      `mutation($input: UpdateCustomApiEntryInput!) { updateCustomApiEntry(input: $input) { entry { etag } } }`,
+      `mutation($input: UpdateCustomApiEntryInput!) { updateCustomApiEntry(input: $input) { entry { etag } userErrors { code field message } } }`,
       {
         input: { customApiId: api.id, entryId: entry.id, attributes: { name: 'v1' }, ifMatch: '' },
       },
     );
     expect(codes(update.body)).toEqual(['BAD_USER_INPUT']);
-    expect(update.body.errors[0].extensions.field).toBe('input.ifMatch');
+    expect(userError(update.body, 'updateCustomApiEntry')?.field).toBe('input.ifMatch');
     const remove = await stack.graphql(
-      `mutation($input: DeleteCustomApiEntryInput!) { deleteCustomApiEntry(input: $input) { deletedEntryId } }`,
+      `mutation($input: DeleteCustomApiEntryInput!) { deleteCustomApiEntry(input: $input) { deletedId userErrors { code field message } } }`,
       { input: { customApiId: api.id, entryId: entry.id, ifMatch: '' } },
     );
     expect(codes(remove.body)).toEqual(['BAD_USER_INPUT']);

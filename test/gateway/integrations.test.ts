@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_EVENTS } from '../../src/commerce-service/integrations/events.ts';
 import { INTEGRATION_EVENTS } from '../../src/schema/integration-mutations.ts';
 import { type Stack, startStack } from '../support/harness.ts';
-import { type Json, rest } from './fixtures.ts';
+import { type Json, rest, userError } from './fixtures.ts';
 
 let stack: Stack;
 let hookUrl: string;
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 const FIELDS = 'id upstreamId name description enabled integrationType url observes';
 const CREATE = `mutation($input: CreateIntegrationInput!) {
-  createIntegration(input: $input) { integration { ${FIELDS} } }
+  createIntegration(input: $input) { integration { ${FIELDS} } userErrors { code field message } }
 }`;
 const ADDRESS = {
   firstName: 'Ada',
@@ -133,10 +133,10 @@ describe('integrations through the gateway', () => {
       observes: ['cart.updated', 'wishlist_ext.created'],
     });
     const deleted = await gql(
-      `mutation($id: ID!) { deleteIntegration(input: { integrationId: $id }) { deletedIntegrationId } }`,
+      `mutation($id: ID!) { deleteIntegration(input: { integrationId: $id }) { deletedId } }`,
       { id: integration.upstreamId },
     );
-    expect(deleted.data.deleteIntegration.deletedIntegrationId).toBe(integration.upstreamId);
+    expect(deleted.data.deleteIntegration.deletedId).toBe(integration.upstreamId);
     expect(
       (await gql(`{ integrations(first: 10) { totalCount } }`)).data.integrations.totalCount,
     ).toBe(0);
@@ -160,13 +160,15 @@ describe('integrations through the gateway', () => {
     for (const [change, field] of bad) {
       const input = { name: 'x', observes: ['order.created'], url: hookUrl, ...change };
       const result = await gql(CREATE, { input });
-      expect(result.errors?.[0]?.extensions?.code, JSON.stringify(change)).toBe('BAD_USER_INPUT');
-      expect(result.errors?.[0]?.extensions?.field).toBe(field);
+      expect(userError(result, 'createIntegration'), JSON.stringify(change)).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field,
+      });
     }
     const noChange = await gql(
-      `mutation { updateIntegration(input: { integrationId: "00000000-0000-4000-8000-000000000000" }) { integration { id } } }`,
+      `mutation { updateIntegration(input: { integrationId: "00000000-0000-4000-8000-000000000000" }) { integration { id } userErrors { code } } }`,
     );
-    expect(noChange.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(userError(noChange, 'updateIntegration')?.code).toBe('BAD_USER_INPUT');
     // Only the token was fetched (once, for the first operation).
     const calls = stack.upstreamRequests.slice(before).filter((r) => !r.url.startsWith('/oauth'));
     expect(calls).toEqual([]);

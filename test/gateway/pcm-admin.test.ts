@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/harness.ts';
-import type { Json } from './fixtures.ts';
+import { type Json, userError } from './fixtures.ts';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -53,7 +53,7 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
       });
       expect(p.createPcmProduct.product).toMatchObject({
         sku,
-        status: 'live',
+        status: 'LIVE',
         productType: 'standard',
       });
       made[sku] = p.createPcmProduct.product.upstreamId;
@@ -188,7 +188,7 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
 
   it('creates a catalog and a rule for a channel, and publishes it', async () => {
     const catalog = await ok(
-      `mutation($i: CreateCatalogInput!) { createCatalog(input: $i) { catalog { upstreamId hierarchyIds priceBooks { priceBookId priority } } } }`,
+      `mutation($i: CreatePcmCatalogInput!) { createPcmCatalog(input: $i) { catalog { upstreamId hierarchyIds priceBooks { priceBookId priority } } } }`,
       {
         i: {
           name: 'Mobile',
@@ -197,8 +197,8 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
         },
       },
     );
-    made.catalog = catalog.createCatalog.catalog.upstreamId;
-    expect(catalog.createCatalog.catalog).toMatchObject({
+    made.catalog = catalog.createPcmCatalog.catalog.upstreamId;
+    expect(catalog.createPcmCatalog.catalog).toMatchObject({
       hierarchyIds: [made.hierarchy],
       priceBooks: [{ priceBookId: made.book, priority: 2 }],
     });
@@ -213,10 +213,10 @@ describe('a merchandiser builds and publishes a catalog through the gateway', ()
       tags: [],
     });
     const published = await ok(
-      `mutation($c: ID!) { publishCatalog(catalogId: $c) { release { upstreamId catalogId status totalProducts } } }`,
+      `mutation($c: ID!) { publishPcmCatalog(input: { catalogId: $c }) { release { upstreamId catalogId status totalProducts } } }`,
       { c: made.catalog },
     );
-    expect(published.publishCatalog.release).toMatchObject({
+    expect(published.publishPcmCatalog.release).toMatchObject({
       catalogId: made.catalog,
       status: 'PUBLISHED',
     });
@@ -339,10 +339,15 @@ describe('the merchandiser’s input is judged before any upstream call', () => 
       },
       'input.sales[0].id',
     ],
-    ['createCatalog', 'CreateCatalogInput', { name: 'c', hierarchyIds: [] }, 'input.hierarchyIds'],
     [
-      'createCatalog',
-      'CreateCatalogInput',
+      'createPcmCatalog',
+      'CreatePcmCatalogInput',
+      { name: 'c', hierarchyIds: [] },
+      'input.hierarchyIds',
+    ],
+    [
+      'createPcmCatalog',
+      'CreatePcmCatalogInput',
       {
         name: 'c',
         hierarchyIds: [UUID],
@@ -376,11 +381,11 @@ describe('the merchandiser’s input is judged before any upstream call', () => 
     it(`${mutation}: ${field}`, async () => {
       const before = stack.upstreamRequests.length;
       const result = await stack.graphql(
-        `mutation($i: ${type}!) { ${mutation}(input: $i) { __typename } }`,
+        `mutation($i: ${type}!) { ${mutation}(input: $i) { userErrors { code field message } } }`,
         { i: input },
       );
       expect(result.status).toBe(200);
-      expect(result.body.errors?.[0]?.extensions, JSON.stringify(result.body)).toMatchObject({
+      expect(userError(result.body, mutation), JSON.stringify(result.body)).toMatchObject({
         code: 'BAD_USER_INPUT',
         field: expect.stringContaining(field),
       });
@@ -390,13 +395,14 @@ describe('the merchandiser’s input is judged before any upstream call', () => 
     });
   }
 
-  it('refuses publishCatalog with a bad id before any call', async () => {
+  it('refuses publishPcmCatalog with a bad id before any call', async () => {
     const result = await stack.graphql(
-      'mutation { publishCatalog(catalogId: "x") { __typename } }',
+      'mutation { publishPcmCatalog(input: { catalogId: "x" }) { userErrors { code field message } } }',
     );
-    expect(result.body.errors?.[0]?.extensions).toMatchObject({
+    expect(userError(result.body, 'publishPcmCatalog')).toMatchObject({
       code: 'BAD_USER_INPUT',
-      field: 'catalogId',
+      field: 'input.catalogId',
+      message: 'input.catalogId must be a Catalog id or its upstreamId (the upstreamId is a uuid)',
     });
   });
 });

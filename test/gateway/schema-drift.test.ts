@@ -89,8 +89,10 @@ describe('schema.graphql', () => {
       attributes: 'JSONObject!',
     });
     // What a mutation shows after its write is nullable: when it cannot be built, the write
-    // still happened, and the payload says so with a WRITE_COMMITTED error (issue 20 #6).
-    expect(fields('CreateCustomApiEntryPayload')).toEqual({ entry: 'CustomApiEntry' });
+    // still happened, and the payload says so with a WRITE_COMMITTED error (issue 20 #6); and
+    // every payload carries the caller's fixable errors (issue 29).
+    const UE = { userErrors: '[UserError!]!' };
+    expect(fields('CreateCustomApiEntryPayload')).toEqual({ entry: 'CustomApiEntry', ...UE });
     expect(fields('UpdateCartItemCustomDiscountInput')).toEqual({
       cartId: 'ID!',
       cartItemId: 'ID!',
@@ -104,6 +106,7 @@ describe('schema.graphql', () => {
     expect(fields('UpdateCartItemCustomDiscountPayload')).toEqual({
       customDiscount: 'CustomDiscount',
       cart: 'Cart',
+      ...UE,
     });
     // The storefront journey (issue 11): names and payloads are the contract.
     for (const [mutation, payload] of [
@@ -112,17 +115,17 @@ describe('schema.graphql', () => {
       ['updateCartItem', { cart: 'Cart' }],
       ['removeCartItem', { cart: 'Cart' }],
       ['addCartItemCustomDiscount', { customDiscount: 'CustomDiscount', cart: 'Cart' }],
-      ['deleteCartItemCustomDiscount', { deletedCustomDiscountId: 'ID!', cart: 'Cart' }],
+      ['deleteCartItemCustomDiscount', { deletedId: 'ID', cart: 'Cart' }],
       ['addCartCustomDiscount', { customDiscount: 'CustomDiscount', cart: 'Cart' }],
       ['updateCartCustomDiscount', { customDiscount: 'CustomDiscount', cart: 'Cart' }],
-      ['deleteCartCustomDiscount', { deletedCustomDiscountId: 'ID!', cart: 'Cart' }],
+      ['deleteCartCustomDiscount', { deletedId: 'ID', cart: 'Cart' }],
       ['checkoutCart', { order: 'Order' }],
-      ['deleteCart', { deletedCartId: 'ID!' }],
-      ['createCustomerToken', { token: 'String!', expiresAt: 'DateTime!', customer: 'Customer!' }],
+      ['deleteCart', { deletedId: 'ID' }],
+      ['createCustomerToken', { token: 'String', expiresAt: 'DateTime', customer: 'Customer' }],
     ] as const) {
       const Type = mutation[0]?.toUpperCase() + mutation.slice(1);
       expect(signature('Mutation', mutation)).toBe(`input: ${Type}Input! → ${Type}Payload!`);
-      expect(fields(`${Type}Payload`)).toEqual(payload);
+      expect(fields(`${Type}Payload`)).toEqual({ ...payload, ...UE });
     }
     expect(fields('CreateCartInput')).toEqual({
       name: 'String!',

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/harness.ts';
-import type { Json } from './fixtures.ts';
+import { type Json, userError } from './fixtures.ts';
 
 let stack: Stack;
 let guest: string;
@@ -153,7 +153,8 @@ describe('catalog products in a cart', () => {
       .filter((n: Json) => n.sku && n.price && n.stock && n.stock.available >= 3);
     const [a, b] = products;
     const add = `mutation($i: AddCartProductItemInput!) { addCartProductItem(input: $i) {
-      cart { items { sku quantity } totals { withTax { amount currency } } } } }`;
+      cart { items { sku quantity } totals { withTax { amount currency } } }
+      userErrors { code field message } } }`;
     const one = await ok(add, { i: { cartId, sku: a.sku, quantity: 2 } });
     expect(one.addCartProductItem.cart.items).toEqual([{ sku: a.sku, quantity: 2 }]);
     expect(one.addCartProductItem.cart.totals.withTax).toEqual({
@@ -170,7 +171,11 @@ describe('catalog products in a cart', () => {
       { i: { cartId, sku: a.sku, quantity: a.stock.available + 1000 } },
       { token: guest },
     );
-    expect(short.body.errors?.[0]?.extensions?.code).toBe('OUT_OF_STOCK');
+    // A form can put it beside its field: the quantity.
+    expect(userError(short.body, 'addCartProductItem')).toMatchObject({
+      code: 'OUT_OF_STOCK',
+      field: 'input.quantity',
+    });
 
     const yen = await ok(
       `mutation { createCart(input: { name: "Yen", currency: "JPY" }) { cart { upstreamId } } }`,
@@ -180,7 +185,10 @@ describe('catalog products in a cart', () => {
       { i: { cartId: yen.createCart.cart.upstreamId, sku: a.sku, quantity: 1 } },
       { token: guest },
     );
-    expect(noPrice.body.errors?.[0]?.extensions?.code).toBe('PRICE_NOT_FOUND');
+    expect(userError(noPrice.body, 'addCartProductItem')).toMatchObject({
+      code: 'PRICE_NOT_FOUND',
+      field: 'input.sku',
+    });
 
     const before = stack.upstreamRequests.length;
     const both = await stack.graphql(
@@ -188,13 +196,13 @@ describe('catalog products in a cart', () => {
       { i: { cartId, sku: a.sku, productId: a.upstreamId, quantity: 1 } },
       { token: guest },
     );
-    expect(both.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(userError(both.body, 'addCartProductItem')?.code).toBe('BAD_USER_INPUT');
     const zero = await stack.graphql(
       add,
       { i: { cartId, sku: a.sku, quantity: 0 } },
       { token: guest },
     );
-    expect(zero.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(userError(zero.body, 'addCartProductItem')?.code).toBe('BAD_USER_INPUT');
     expect(stack.upstreamRequests.length).toBe(before);
   });
 });

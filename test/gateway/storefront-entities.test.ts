@@ -48,9 +48,12 @@ describe('the storefront catalog', () => {
       await service('POST', `${rel}/files`, { data: [{ type: 'file', id: other.upstreamId }] }),
     ).toBeLessThan(300);
     for (const catalog of setup.pcmCatalogs.nodes) {
-      await ok('mutation($c: ID!) { publishCatalog(catalogId: $c) { release { status } } }', {
-        c: catalog.upstreamId,
-      });
+      await ok(
+        'mutation($c: ID!) { publishPcmCatalog(input: { catalogId: $c }) { release { status } } }',
+        {
+          c: catalog.upstreamId,
+        },
+      );
     }
     const before = stack.upstreamRequests.length;
     const page = await ok(`{ catalog { products(first: 5, filter: { sku: { eq: "SKU-00001" } }) {

@@ -186,11 +186,11 @@ describe('the storefront journey through the gateway', () => {
       await shopper(
         ada.token,
         `mutation($input: DeleteCartItemCustomDiscountInput!) {
-          deleteCartItemCustomDiscount(input: $input) { deletedCustomDiscountId cart { ${CART_FIELDS} } } }`,
+          deleteCartItemCustomDiscount(input: $input) { deletedId cart { ${CART_FIELDS} } } }`,
         { input: { cartId, cartItemId: mug.id, customDiscountId: itemDiscount.customDiscount.id } },
       )
     ).deleteCartItemCustomDiscount;
-    expect(deleted.deletedCustomDiscountId).toBe(itemDiscount.customDiscount.id);
+    expect(deleted.deletedId).toBe(itemDiscount.customDiscount.id);
 
     // Read the totals back.
     const read = (
@@ -293,10 +293,10 @@ describe('the storefront journey through the gateway', () => {
     // Done with the cart: delete it (the order stays).
     const gone = await shopper(
       ada.token,
-      'mutation($input: DeleteCartInput!) { deleteCart(input: $input) { deletedCartId } }',
+      'mutation($input: DeleteCartInput!) { deleteCart(input: $input) { deletedId } }',
       { input: { cartId } },
     );
-    expect(gone.deleteCart.deletedCartId).toBe(cartId);
+    expect(gone.deleteCart.deletedId).toBe(cartId);
     expect((await shopper(ada.token, VIEWER)).viewer.orders.totalCount).toBe(1);
   });
 

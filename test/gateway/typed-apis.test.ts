@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendUpstreamAttempt } from '../../src/upstream/client.ts';
 import { type Stack, startStack } from '../support/harness.ts';
-import { type Json, rest } from './fixtures.ts';
+import { type Json, rest, userError } from './fixtures.ts';
 
 const REFRESH_MS = 300;
 const API = '/settings/extensions/custom-apis';
@@ -225,30 +225,30 @@ describe('typed Custom APIs', () => {
     CARDS[4] = { ...(CARDS[4] as (typeof CARDS)[number]), balance: 45 };
     const stale = (
       await stack.graphql(
-        `mutation($input: UpdateGiftCardInput!) { updateGiftCard(input: $input) { giftCard { id } } }`,
+        `mutation($input: UpdateGiftCardInput!) { updateGiftCard(input: $input) { giftCard { id } userErrors { code field message } } }`,
         { input: { id: ids[4], ifMatch: read.etag, balance: 46 } },
       )
     ).body;
-    expect(stale.errors[0].extensions.code).toBe('PRECONDITION_FAILED');
+    expect(userError(stale, 'updateGiftCard')?.code).toBe('PRECONDITION_FAILED');
     // An empty ifMatch is refused, not taken as "no precondition" (issue 20 #11).
     const calls = await callerCalls();
     const empty = (
       await stack.graphql(
-        `mutation($input: UpdateGiftCardInput!) { updateGiftCard(input: $input) { giftCard { id } } }`,
+        `mutation($input: UpdateGiftCardInput!) { updateGiftCard(input: $input) { giftCard { id } userErrors { code field message } } }`,
         { input: { id: ids[4], ifMatch: '', balance: 47 } },
       )
     ).body;
-    expect(empty.errors[0].extensions).toMatchObject({
+    expect(userError(empty, 'updateGiftCard')).toMatchObject({
       code: 'BAD_USER_INPUT',
       field: 'input.ifMatch',
     });
     const emptyDelete = (
       await stack.graphql(
-        `mutation($input: DeleteGiftCardInput!) { deleteGiftCard(input: $input) { deletedId } }`,
+        `mutation($input: DeleteGiftCardInput!) { deleteGiftCard(input: $input) { deletedId userErrors { code field message } } }`,
         { input: { id: ids[4], ifMatch: '' } },
       )
     ).body;
-    expect(emptyDelete.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(userError(emptyDelete, 'deleteGiftCard')?.code).toBe('BAD_USER_INPUT');
     expect(await callerCalls()).toBe(calls);
 
     const extra = (
@@ -258,11 +258,35 @@ describe('typed Custom APIs', () => {
     ).body.data.createGiftCard.giftCard.upstreamId;
     const deleted = (
       await stack.graphql(
-        `mutation($input: DeleteGiftCardInput!) { deleteGiftCard(input: $input) { deletedUpstreamId deletedId } }`,
+        `mutation($input: DeleteGiftCardInput!) { deleteGiftCard(input: $input) { deletedId } }`,
         { input: { id: extra } },
       )
     ).body;
-    expect(deleted.data.deleteGiftCard.deletedUpstreamId).toBe(extra);
+    expect(deleted.data.deleteGiftCard.deletedId).toBe(extra);
+    // Its global id works as well as its upstreamId (issue 29: one kind of id).
+    const other = (
+      await stack.graphql(
+        `mutation { createGiftCard(input: { code: "FOXTROT-7", balance: 1 }) { giftCard { id upstreamId } } }`,
+      )
+    ).body.data.createGiftCard.giftCard;
+    const byGlobal = (
+      await stack.graphql(
+        `mutation($input: DeleteGiftCardInput!) { deleteGiftCard(input: $input) { deletedId userErrors { code } } }`,
+        { input: { id: other.id } },
+      )
+    ).body;
+    expect(byGlobal.data.deleteGiftCard).toEqual({ deletedId: other.upstreamId, userErrors: [] });
+    // And so does its lookup.
+    const lookedUp = (
+      await stack.graphql('query($id: ID!) { giftCard(id: $id) { upstreamId } }', { id: ids[0] })
+    ).body;
+    const global = (
+      await stack.graphql('query($id: ID!) { giftCard(id: $id) { id } }', { id: ids[0] })
+    ).body.data.giftCard.id;
+    const byGlobalId = (
+      await stack.graphql('query($id: ID!) { giftCard(id: $id) { upstreamId } }', { id: global })
+    ).body;
+    expect(byGlobalId.data.giftCard).toEqual(lookedUp.data.giftCard);
     expect((await rest(stack, 'GET', `${API}/${apiId}/entries/${extra}`)).status).toBe(404);
   });
 
@@ -324,20 +348,20 @@ describe('typed Custom APIs', () => {
     const before = await callerCalls();
     for (const [input, field] of cases) {
       const { body } = await stack.graphql(
-        `mutation($input: CreateGiftCardInput!) { createGiftCard(input: $input) { giftCard { id } } }`,
+        `mutation($input: CreateGiftCardInput!) { createGiftCard(input: $input) { giftCard { id } userErrors { code field message } } }`,
         { input },
       );
-      expect(body.errors?.[0].extensions, JSON.stringify(input)).toMatchObject({
+      expect(userError(body, 'createGiftCard'), JSON.stringify(input)).toMatchObject({
         code: 'BAD_USER_INPUT',
         field,
       });
     }
     const update = (
       await stack.graphql(
-        `mutation { updateGiftCard(input: { id: "00000000-0000-4000-8000-000000000000", code: null }) { giftCard { id } } }`,
+        `mutation { updateGiftCard(input: { id: "00000000-0000-4000-8000-000000000000", code: null }) { giftCard { id } userErrors { code field message } } }`,
       )
     ).body;
-    expect(update.errors[0].extensions).toMatchObject({
+    expect(userError(update, 'updateGiftCard')).toMatchObject({
       code: 'BAD_USER_INPUT',
       field: 'input.code',
     });
@@ -384,10 +408,10 @@ describe('typed Custom APIs', () => {
     expect(labelled.data.createGiftCard.giftCard.label).toBe('Happy birthday');
     const long = (
       await stack.graphql(
-        `mutation { createGiftCard(input: { code: "INDIA-9", label: "${'x'.repeat(21)}" }) { giftCard { label } } }`,
+        `mutation { createGiftCard(input: { code: "INDIA-9", label: "${'x'.repeat(21)}" }) { giftCard { label } userErrors { code field message } } }`,
       )
     ).body;
-    expect(long.errors[0].extensions).toMatchObject({
+    expect(userError(long, 'createGiftCard')).toMatchObject({
       code: 'BAD_USER_INPUT',
       field: 'input.label',
     });

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/create-gateway.ts';
+import { USER_ERROR_CODES } from '../../src/upstream/errors.ts';
 import type { Json } from './fixtures.ts';
 
 interface Answer {
@@ -99,7 +100,7 @@ async function graphql(
 
 const READ = `{ orders(first: 2) { totalCount nodes { upstreamId } } }`;
 const WRITE = `mutation($input: CreateCustomApiEntryInput!) {
-  createCustomApiEntry(input: $input) { entry { upstreamId } }
+  createCustomApiEntry(input: $input) { entry { upstreamId } userErrors { code field message } }
 }`;
 const writeVars = { input: { customApiId: API_ID, type: 'notes_ext', attributes: { a: 1 } } };
 
@@ -182,9 +183,17 @@ describe('upstream status → extensions.code', () => {
     it(`${name} → ${code}`, async () => {
       answer = given;
       const body = await graphql(query, query === WRITE ? writeVars : undefined);
-      expect(body.errors).toHaveLength(1);
-      expect(body.errors[0].extensions.code).toBe(code);
-      if (message) expect(body.errors[0].message).toMatch(message);
+      // What the caller can fix comes in the payload's userErrors; the rest stays top-level.
+      const userErrors: Json[] = body.data?.createCustomApiEntry?.userErrors ?? [];
+      const user = (USER_ERROR_CODES as readonly string[]).includes(code);
+      const errors = user
+        ? userErrors.map((e) => ({ message: e.message, extensions: { code: e.code } }))
+        : body.errors;
+      expect(errors).toHaveLength(1);
+      if (user) expect(body.errors).toBeUndefined();
+      else expect(userErrors).toEqual([]);
+      expect(errors[0].extensions.code).toBe(code);
+      if (message) expect(errors[0].message).toMatch(message);
       // Internals of the upstream never leak, and the token never appears.
       expect(JSON.stringify(body)).not.toContain('/srv/app.js');
       expect(JSON.stringify(body)).not.toContain(TOKEN);

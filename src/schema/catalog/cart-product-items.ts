@@ -9,70 +9,69 @@ import {
   OutOfStockError,
   PriceNotFoundError,
 } from '../../upstream/errors.ts';
-import { builder } from '../builder.ts';
 import { judgeQuantity, MAX_QUANTITY } from '../cart-mutations.ts';
-import { cartChangePayload, cartIdField, writeItems } from '../cart-write.ts';
+import { CART_IDS, cartChangePayload, writeItems } from '../cart-write.ts';
+import { idKind, judgeId, optionalIdInput } from '../kit/ids.ts';
+import { defineMutation } from '../kit/mutation.ts';
 import { judgeSku } from '../pcm/judges.ts';
-import { judgeCartId, judgeUuid } from '../rows.ts';
 
-const AddCartProductItemInput = builder.inputType('AddCartProductItemInput', {
-  description: 'A catalog product to add to a cart: give exactly one of productId and sku.',
-  fields: (t) => ({
-    ...cartIdField(t),
-    productId: t.id({ required: false, description: 'The product (upstream id).' }),
-    sku: t.string({ required: false, description: 'The product’s SKU.' }),
-    quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
-  }),
-});
-
-const AddCartProductItemPayload = cartChangePayload(
-  'AddCartProductItemPayload',
-  'The cart with the product added (or its quantity raised, if it was in the cart).',
-);
+/** A catalog product (the shopper's `Product`). */
+const PRODUCT = idKind('Product');
 
 /** The upstream's 400s that mean "not enough stock" and "no price in this currency". */
-function coded(error: unknown): unknown {
+function coded(error: unknown, product: 'input.productId' | 'input.sku'): unknown {
   if (!isGatewayError(error) || error.code !== 'BAD_USER_INPUT') return error;
   const options = { upstreamStatus: error.upstreamStatus, field: 'input.quantity', cause: error };
   if (/insufficient stock/i.test(error.message)) return new OutOfStockError(error.message, options);
   if (/has no (price|SKU)/i.test(error.message)) {
-    return new PriceNotFoundError(error.message, { ...options, field: 'input.productId' });
+    // The field that named the product: a form shows it there.
+    return new PriceNotFoundError(error.message, { ...options, field: product });
   }
   return error;
 }
 
-builder.mutationField('addCartProductItem', (t) =>
-  t.field({
-    type: AddCartProductItemPayload,
-    description:
-      'Adds a catalog product to a cart (POST /v2/carts/{cartID}/items, `cart_item`), priced ' +
-      'from the catalog in the cart’s currency. OUT_OF_STOCK when its stock is short, ' +
-      'PRICE_NOT_FOUND when it has no price in that currency.',
-    args: {
-      input: t.arg({ type: AddCartProductItemInput, required: true, description: 'The item.' }),
-    },
-    resolve: async (_root, { input }, context) => {
-      const cartId = judgeCartId(input.cartId, 'input.cartId');
-      const quantity = judgeQuantity(input.quantity, 'input.quantity', 1);
-      const byId = input.productId !== null && input.productId !== undefined;
-      const bySku = input.sku !== null && input.sku !== undefined;
-      if (byId === bySku) {
-        throw new BadUserInputError('Give exactly one of input.productId and input.sku', {
-          field: 'input.productId',
-        });
-      }
-      const data = byId
-        ? { type: 'cart_item', id: judgeUuid(String(input.productId), 'input.productId'), quantity }
-        : { type: 'cart_item', sku: judgeSku(input.sku as string, 'input.sku'), quantity };
-      try {
-        return await writeItems(context, cartId, {
-          method: 'POST',
-          segments: ['carts', cartId, 'items'],
-          body: { data },
-        });
-      } catch (error) {
-        throw coded(error);
-      }
-    },
-  }),
-);
+defineMutation('addCartProductItem', {
+  description:
+    'Adds a catalog product to a cart (POST /v2/carts/{cartID}/items, `cart_item`), priced ' +
+    'from the catalog in the cart’s currency. OUT_OF_STOCK when its stock is short, ' +
+    'PRICE_NOT_FOUND when it has no price in that currency.',
+  ids: CART_IDS,
+  input: {
+    description: 'A catalog product to add to a cart: give exactly one of productId and sku.',
+    fields: (t) => ({
+      productId: optionalIdInput(t, PRODUCT, 'The catalog product'),
+      sku: t.string({ required: false, description: 'The product’s SKU.' }),
+      quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
+    }),
+  },
+  payload: cartChangePayload(
+    'AddCartProductItemPayload',
+    'The cart with the product added (or its quantity raised, if it was in the cart).',
+  ),
+  resolve: async (input, context, { cartId }) => {
+    const quantity = judgeQuantity(input.quantity, 'input.quantity', 1);
+    const byId = input.productId !== null && input.productId !== undefined;
+    const bySku = input.sku !== null && input.sku !== undefined;
+    if (byId === bySku) {
+      throw new BadUserInputError('Give exactly one of input.productId and input.sku', {
+        field: 'input.productId',
+      });
+    }
+    const data = byId
+      ? {
+          type: 'cart_item',
+          id: judgeId(input.productId as string, 'input.productId', PRODUCT),
+          quantity,
+        }
+      : { type: 'cart_item', sku: judgeSku(input.sku as string, 'input.sku'), quantity };
+    try {
+      return await writeItems(context, cartId, {
+        method: 'POST',
+        segments: ['carts', cartId, 'items'],
+        body: { data },
+      });
+    } catch (error) {
+      throw coded(error, byId ? 'input.productId' : 'input.sku');
+    }
+  },
+});

@@ -14,10 +14,11 @@
 import { isJsonObject, type JsonObject } from '../../upstream/client.ts';
 import { BadUserInputError } from '../../upstream/errors.ts';
 import { eqFilter, eqInFilter, type FilterDescription } from '../connection.ts';
+import { idKind, judgeId } from '../kit/ids.ts';
 import { judgeProductSlug, judgeSku } from '../pcm/judges.ts';
 import { productType } from '../pcm/products.ts';
 import { defineResource, field } from '../resource.ts';
-import { judgeUuid, relationId } from '../rows.ts';
+import { relationId } from '../rows.ts';
 
 /** Every product read of the storefront brings its images along. */
 export const PRODUCT_INCLUDE = { include: 'main_image,files' } as const;
@@ -197,7 +198,7 @@ export function judgeProductKey(args: {
   const raw = args[attribute] as string;
   const value =
     attribute === 'id'
-      ? judgeUuid(raw, 'id')
+      ? judgeId(raw, 'id', idKind('Product'))
       : attribute === 'slug'
         ? judgeProductSlug(raw, 'slug')
         : judgeSku(raw, 'sku');

@@ -10,6 +10,7 @@ import type { ObjectRef } from '@pothos/core';
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 import { BadUserInputError } from '../../upstream/errors.ts';
 import { type BuilderTypes, builder } from '../builder.ts';
+import { ID_INPUTS, idKind, judgeId } from '../kit/ids.ts';
 import { judgeUuid } from '../rows.ts';
 import './product-fields.ts';
 import {
@@ -39,6 +40,7 @@ function selectsImages(info: GraphQLResolveInfo): boolean {
 
 /** The lists of one view: `prefix` is `/catalog` or the release's path template. */
 function viewType(name: string, description: string, prefix: string, releaseForm: boolean) {
+  ID_INPUTS.set(`${name}.product(id:)`, idKind('Product'));
   const params = (view: CatalogView): Record<string, string> =>
     releaseForm ? { catalogId: view.base[1] as string, releaseId: view.base[3] as string } : {};
   const identity = releaseForm ? 'release' : 'catalog';
@@ -67,7 +69,10 @@ function viewType(name: string, description: string, prefix: string, releaseForm
           'One product by exactly one of id, slug and SKU; null when there is none. Lookups of ' +
           'one operation are batched (one call per 100).',
         args: {
-          id: t.arg.id({ required: false, description: 'Upstream id (uuid).' }),
+          id: t.arg.id({
+            required: false,
+            description: 'The product: a Product id or its upstreamId.',
+          }),
           slug: t.arg.string({ required: false, description: 'Slug.' }),
           sku: t.arg.string({ required: false, description: 'SKU.' }),
         },
@@ -122,16 +127,22 @@ builder.queryField('catalog', (t) =>
 
 const RELEASE_ALIASES = new Set(['latest', 'latestPublished']);
 
+const CATALOG = idKind('Catalog');
+ID_INPUTS.set('Query.catalogReleaseView(catalogId:)', CATALOG);
+
 builder.queryField('catalogReleaseView', (t) =>
   t.field({
     type: ReleaseViewRef,
     description: 'One release of a catalog (`releaseId` may be `latest` or `latestPublished`).',
     args: {
-      catalogId: t.arg.id({ required: true, description: 'The catalog (uuid).' }),
+      catalogId: t.arg.id({
+        required: true,
+        description: 'The catalog: a Catalog id or its upstreamId.',
+      }),
       releaseId: t.arg.string({ required: true, description: 'The release (uuid or alias).' }),
     },
     resolve: (_root, args) => {
-      const catalogId = judgeUuid(String(args.catalogId), 'catalogId');
+      const catalogId = judgeId(String(args.catalogId), 'catalogId', CATALOG);
       const releaseId = RELEASE_ALIASES.has(args.releaseId)
         ? args.releaseId
         : judgeRelease(args.releaseId);

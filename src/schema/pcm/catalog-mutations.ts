@@ -7,14 +7,15 @@ import { expectResource } from '../../upstream/client.ts';
 import { BadUserInputError } from '../../upstream/errors.ts';
 import type { GatewayContext } from '../../upstream/session.ts';
 import { builder } from '../builder.ts';
-import { judgeUuid } from '../rows.ts';
+import { idInput, idKind, judgeId } from '../kit/ids.ts';
+import { defineMutation } from '../kit/mutation.ts';
+import { type AttributeInput, attribute, defineWrites, payloadOf, write } from '../kit/writes.ts';
 import { CatalogReleases, CatalogRules, Catalogs } from './catalogs.ts';
 import {
   judgeAmount,
   judgeChannel,
   judgeCurrency,
   judgeDescription,
-  judgeIds,
   judgeInstant,
   judgeInt32,
   judgeList,
@@ -25,7 +26,6 @@ import {
 } from './judges.ts';
 import { PriceBooks, ProductPrices } from './prices.ts';
 import { StockLevels } from './stock.ts';
-import { type AttributeInput, attribute, defineWrites, payloadOf, write } from './writes.ts';
 
 // ---- currency maps: a list in GraphQL, `{USD:{amount, includes_tax}}` upstream ----
 
@@ -127,58 +127,57 @@ defineWrites({
     description: attribute.string('description', 'Description.', judgeDescription),
     externalRef: attribute.string('external_ref', 'Reference in another system.', judgeRef),
   },
-  collection: () => ['/pcm', 'pricebooks'],
-  item: (_params, id) => ['/pcm', 'pricebooks', id],
-  create: { field: 'createPriceBook', description: 'Creates a price book.' },
-  update: { field: 'updatePriceBook', description: 'Changes a price book.' },
+  create: 'Creates a price book',
+  update: 'Changes a price book',
+  delete: 'Deletes a price book with its prices',
 });
 
 defineWrites({
   resource: ProductPrices,
   field: 'price',
   type: 'product-price',
-  params: { priceBookId: 'Upstream id of the price book.' },
+  params: { priceBookId: [idKind('PriceBook'), 'The price book'] },
   attributes: {
     sku: attribute.string('sku', 'The SKU priced.', judgeSku, true),
     currencies: currencies('currencies', 'The amounts, one per currency (1 to 50).'),
     sales,
   },
-  collection: ({ priceBookId }) => ['/pcm', 'pricebooks', priceBookId as string, 'prices'],
-  item: ({ priceBookId }, id) => ['/pcm', 'pricebooks', priceBookId as string, 'prices', id],
   readParams: ({ priceBookId }) => ({ priceBookId: priceBookId as string }),
-  create: { field: 'createProductPrice', description: 'Prices a SKU in a price book.' },
-  update: {
-    field: 'updateProductPrice',
-    description: 'Changes a price: the currencies given replace the map; sales likewise.',
-  },
+  create: 'Prices a SKU in a price book',
+  update: 'Changes a price: the currencies given replace the map; sales likewise',
+  delete: 'Deletes a price',
 });
 
 const CatalogPriceBookInput = builder.inputType('CatalogPriceBookInput', {
   description: 'A price book of a catalog with its priority.',
   fields: (t) => ({
-    priceBookId: t.id({ required: true, description: 'Upstream id of the price book.' }),
+    priceBookId: idInput(t, idKind('PriceBook'), 'The price book'),
     priority: t.int({ required: false, description: 'Higher wins (default 0).' }),
   }),
 });
 
 defineWrites({
   resource: Catalogs,
+  // Named as its queries (pcmCatalog, pcmCatalogs): the shopper's `catalog` is another thing.
+  name: 'PcmCatalog',
   field: 'catalog',
   type: 'catalog',
   attributes: {
     name: attribute.string('name', 'Name.', judgeName, true),
     description: attribute.string('description', 'Description.', judgeDescription),
-    hierarchyIds: {
-      ...attribute.strings('hierarchy_ids', 'Its hierarchies (1 to 100 upstream ids).', (ids, f) =>
-        judgeIds(ids, f, 100, 1),
-      ),
-      requiredOnCreate: true,
-    },
+    hierarchyIds: attribute.ids(
+      'hierarchy_ids',
+      idKind('PcmHierarchy'),
+      'Its hierarchies (1 to 100)',
+      100,
+      1,
+      true,
+    ),
     priceBooks: {
       key: 'pricebook_ids',
       judge: ((books: readonly { priceBookId: string; priority?: number | null }[], f: string) =>
         judgeList(books, f, 5, (book, at) => ({
-          id: judgeUuid(book.priceBookId, `${at}.priceBookId`),
+          id: judgeId(book.priceBookId, `${at}.priceBookId`, idKind('PriceBook')),
           priority: judgeInt32(book.priority ?? 0, `${at}.priority`),
         }))) as AttributeInput['judge'],
       input: (t, required) =>
@@ -189,10 +188,9 @@ defineWrites({
         }),
     },
   },
-  collection: () => ['/pcm', 'catalogs'],
-  item: (_params, id) => ['/pcm', 'catalogs', id],
-  create: { field: 'createCatalog', description: 'Creates a catalog (publish it to show it).' },
-  update: { field: 'updateCatalog', description: 'Changes a catalog; its releases stay.' },
+  create: 'Creates a catalog; publish it to show it',
+  update: 'Changes a catalog; its releases stay',
+  delete: 'Deletes a catalog with its releases',
 });
 
 const judgeRuleName = (value: string, field: string) => {
@@ -202,8 +200,8 @@ const judgeRuleName = (value: string, field: string) => {
 };
 const names = (key: string, description: string) =>
   attribute.strings(key, description, (values, f) => judgeList(values, f, 100, judgeChannel));
-const ids = (key: string, description: string) =>
-  attribute.strings(key, description, (values, f) => judgeIds(values, f, 100));
+const ids = (key: string, type: string, description: string) =>
+  attribute.ids(key, idKind(type), description, 100);
 
 defineWrites({
   resource: CatalogRules,
@@ -211,38 +209,35 @@ defineWrites({
   type: 'catalog_rule',
   attributes: {
     name: attribute.string('name', 'Name (no spaces).', judgeRuleName, true),
-    catalogId: attribute.string('catalog_id', 'The catalog it gives.', judgeUuid, true),
+    catalogId: attribute.id('catalog_id', idKind('Catalog'), 'The catalog it gives', true),
     description: attribute.string('description', 'Description.', judgeDescription),
     channels: names('channels', 'EP-Channel values it matches (at most 100).'),
     tags: names('tags', 'EP-Context-Tag values it matches (at most 100).'),
-    customerIds: ids('customer_ids', 'Customers it matches (at most 100).'),
-    accountIds: ids('account_ids', 'Accounts it matches (at most 100).'),
+    customerIds: ids('customer_ids', 'Customer', 'Customers it matches (at most 100)'),
+    accountIds: ids('account_ids', 'Account', 'Accounts it matches (at most 100)'),
   },
-  collection: () => ['/pcm', 'catalogs', 'rules'],
-  item: (_params, id) => ['/pcm', 'catalogs', 'rules', id],
-  create: { field: 'createCatalogRule', description: 'Creates a rule giving a catalog.' },
-  update: { field: 'updateCatalogRule', description: 'Changes a rule.' },
+  create: 'Creates a rule giving a catalog',
+  update: 'Changes a rule',
+  delete: 'Deletes a rule',
 });
 
 // ---- publishing ----
 
 const releasePayload = payloadOf(CatalogReleases, 'release', 'The release and its status.');
 
-builder.mutationField('publishCatalog', (t) =>
-  t.field({
-    type: releasePayload,
-    description:
-      'Publishes a catalog: a new release snapshots its live products, hierarchies and prices ' +
-      '(the newest three releases are kept). `release.status` says whether it is published.',
-    args: { catalogId: t.arg.id({ required: true, description: 'Upstream id of the catalog.' }) },
-    resolve: (_root, args, context) => {
-      const catalogId = judgeUuid(args.catalogId, 'catalogId');
-      return write(context, 'POST', ['/pcm', 'catalogs', catalogId, 'releases'], undefined, {
-        catalogId,
-      });
-    },
-  }),
-);
+defineMutation('publishPcmCatalog', {
+  description:
+    'Publishes a catalog: a new release snapshots its live products, hierarchies and prices ' +
+    '(the newest three releases are kept). `release.status` says whether it is published.',
+  ids: { catalogId: [idKind('Catalog'), 'The catalog'] },
+  input: { description: 'The catalog to publish.' },
+  payload: releasePayload,
+  resolve: (_input, context, { catalogId }) => {
+    return write(context, 'POST', ['/pcm', 'catalogs', catalogId, 'releases'], undefined, {
+      catalogId,
+    });
+  },
+});
 
 // ---- stock ----
 
@@ -259,50 +254,46 @@ const StockActionEnum = builder.enumType('StockAction', {
   },
 });
 
-const SetStockInput = builder.inputType('SetStockInput', {
-  description: 'A product’s stock: managed from now on with this quantity, or moved.',
-  fields: (t) => ({
-    productId: t.id({ required: true, description: 'Upstream id of the product.' }),
-    quantity: t.int({ required: true, description: `0 to ${2 ** 31 - 1} units.` }),
-    action: t.field({
-      type: StockActionEnum,
-      required: false,
-      description: 'A movement of managed stock; without it, starts managing it (quantity units).',
+defineMutation('setStock', {
+  description:
+    'Starts managing a product’s stock with `quantity` units (CONFLICT when it is already ' +
+    'managed), or, with `action`, moves it (a stock transaction).',
+  input: {
+    description: 'A product’s stock: managed from now on with this quantity, or moved.',
+    fields: (t) => ({
+      quantity: t.int({ required: true, description: `0 to ${2 ** 31 - 1} units.` }),
+      action: t.field({
+        type: StockActionEnum,
+        required: false,
+        description:
+          'A movement of managed stock; without it, starts managing it (quantity units).',
+      }),
     }),
-  }),
-});
-
-builder.mutationField('setStock', (t) =>
-  t.field({
-    type: stockPayload,
-    description:
-      'Starts managing a product’s stock with `quantity` units (409 CONFLICT when it is ' +
-      'already managed), or, with `action`, moves it (a stock transaction).',
-    args: { input: t.arg({ type: SetStockInput, required: true, description: 'What.' }) },
-    resolve: async (_root, { input }, context) => {
-      const productId = judgeUuid(input.productId, 'input.productId');
-      const action = input.action ?? undefined;
-      const quantity = judgeQuantity(
-        input.quantity,
-        'input.quantity',
-        action === undefined || action === 'set' ? 0 : 1,
-      );
-      if (action === undefined) {
-        return write(context, 'POST', ['inventories', productId], {
-          data: { type: 'stock', quantity },
-        });
-      }
-      await context.write({
-        method: 'POST',
-        segments: ['inventories', productId, 'transactions'],
-        body: { data: { type: 'stock-transaction', action, quantity } },
+  },
+  ids: { productId: [idKind('PcmProduct'), 'The product'] },
+  payload: stockPayload,
+  resolve: async (input, context, { productId }) => {
+    const action = input.action ?? undefined;
+    const quantity = judgeQuantity(
+      input.quantity,
+      'input.quantity',
+      action === undefined || action === 'set' ? 0 : 1,
+    );
+    if (action === undefined) {
+      return write(context, 'POST', ['inventories', productId], {
+        data: { type: 'stock', quantity },
       });
-      // The transaction's answer is the movement; the payload reads the stock after it.
-      return {
-        row: async (after: GatewayContext) =>
-          expectResource(await after.get(['inventories', productId])),
-        params: {},
-      };
-    },
-  }),
-);
+    }
+    await context.write({
+      method: 'POST',
+      segments: ['inventories', productId, 'transactions'],
+      body: { data: { type: 'stock-transaction', action, quantity } },
+    });
+    // The transaction's answer is the movement; the payload reads the stock after it.
+    return {
+      row: async (after: GatewayContext) =>
+        expectResource(await after.get(['inventories', productId])),
+      params: {},
+    };
+  },
+});

@@ -8,6 +8,7 @@
 import { isJsonObject, type JsonObject } from '../../upstream/client.ts';
 import { type BuilderTypes, builder } from '../builder.ts';
 import { eqInFilter } from '../connection.ts';
+import { idKind } from '../kit/ids.ts';
 import { defineResource, field } from '../resource.ts';
 import { unusable } from '../rows.ts';
 
@@ -123,7 +124,7 @@ export const CatalogReleases = defineResource({
   path: '/pcm/catalogs/{catalogId}/releases',
   item: '/pcm/catalogs/{catalogId}/releases/{id}',
   lookupBy: 'item',
-  params: { catalogId: 'Upstream id of the catalog.' },
+  params: { catalogId: ['The catalog.', idKind('Catalog')] },
   body: 'nested',
   timestamps: 'meta',
   readableBy: ['client_credentials'],

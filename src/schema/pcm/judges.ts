@@ -5,7 +5,7 @@
  * a gateway that let more through would only move the refusal upstream, after a call.
  */
 import { BadUserInputError } from '../../upstream/errors.ts';
-import { judgeNonEmpty, judgeUuid, MAX_AMOUNT } from '../rows.ts';
+import { judgeNonEmpty, MAX_AMOUNT } from '../rows.ts';
 
 const refuse = (field: string, message: string): never => {
   throw new BadUserInputError(`${field} ${message}`, { field });
@@ -99,10 +99,6 @@ export function judgeList<T, U>(
   }
   return out;
 }
-
-/** A list of upstream ids (uuids), lower-cased. */
-export const judgeIds = (values: readonly string[], field: string, max: number, min = 0) =>
-  judgeList(values, field, max, judgeUuid, min);
 
 // Catalog rule channels and tags: what the EP-Channel / EP-Context-Tag headers can carry.
 const RULE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,254}$/;

@@ -4,10 +4,11 @@
  */
 import { BadUserInputError } from '../../upstream/errors.ts';
 import { builder } from '../builder.ts';
-import { judgeUuid } from '../rows.ts';
+import { idKind, idListInput, judgeId, judgeIdList, optionalIdInput } from '../kit/ids.ts';
+import { defineMutation, type IdFields, idFieldsOf } from '../kit/mutation.ts';
+import { attribute, defineWrites, payloadOf, write } from '../kit/writes.ts';
 import {
   judgeDescription,
-  judgeIds,
   judgeInt32,
   judgeList,
   judgeName,
@@ -16,24 +17,13 @@ import {
   judgeSku,
   judgeSlug,
 } from './judges.ts';
-import { PcmHierarchies, PcmNodes, PcmProducts } from './products.ts';
-import { attribute, defineWrites, payloadOf, write } from './writes.ts';
-
-const PcmProductStatus = builder.enumType('PcmProductStatus', {
-  description: 'Whether a product is published with its catalogs.',
-  values: {
-    DRAFT: { value: 'draft', description: 'Not published.' },
-    LIVE: { value: 'live', description: 'Published with the next release of its catalogs.' },
-  },
-});
-
-const CommodityType = builder.enumType('CommodityType', {
-  description: 'Whether a product ships.',
-  values: {
-    PHYSICAL: { value: 'physical', description: 'Shipped.' },
-    DIGITAL: { value: 'digital', description: 'Not shipped.' },
-  },
-});
+import {
+  CommodityType,
+  PcmHierarchies,
+  PcmNodes,
+  PcmProductStatus,
+  PcmProducts,
+} from './products.ts';
 
 const TAG = /^[^\s,]{1,255}$/;
 const judgeTag = (value: string, field: string) => {
@@ -69,13 +59,10 @@ defineWrites({
       judgeList(tags, field, 20, judgeTag),
     ),
   },
-  collection: () => ['/pcm', 'products'],
-  item: (_params, id) => ['/pcm', 'products', id],
-  create: { field: 'createPcmProduct', description: 'Creates a product (a draft by default).' },
-  update: {
-    field: 'updatePcmProduct',
-    description: 'Changes a product. A child product changed directly leaves its parent.',
-  },
+  create: 'Creates a product, a draft by default',
+  update: 'Changes a product; a child product changed directly leaves its parent',
+  delete:
+    'Deletes a product, and a parent’s children with it; its published releases keep it until the next publish',
 });
 
 defineWrites({
@@ -87,17 +74,16 @@ defineWrites({
     slug: attribute.string('slug', 'Slug.', judgeSlug),
     description: attribute.string('description', 'Description.', judgeLongText),
   },
-  collection: () => ['/pcm', 'hierarchies'],
-  item: (_params, id) => ['/pcm', 'hierarchies', id],
-  create: { field: 'createPcmHierarchy', description: 'Creates a hierarchy (a category tree).' },
-  update: { field: 'updatePcmHierarchy', description: 'Changes a hierarchy.' },
+  create: 'Creates a hierarchy, a category tree',
+  update: 'Changes a hierarchy',
+  delete: 'Deletes a hierarchy with its nodes',
 });
 
 defineWrites({
   resource: PcmNodes,
   field: 'node',
   type: 'node',
-  params: { hierarchyId: 'Upstream id of the hierarchy.' },
+  params: { hierarchyId: [idKind('PcmHierarchy'), 'The hierarchy'] },
   attributes: {
     name: attribute.string('name', 'Name, unique among its siblings.', judgeName, true),
     slug: attribute.string('slug', 'Slug, unique among its siblings.', judgeSlug),
@@ -106,59 +92,64 @@ defineWrites({
   },
   extra: {
     fields: (t) => ({
-      parentId: t.id({
-        required: false,
-        description: 'The node to create it under (upstream id); top level when not given.',
-      }),
+      parentId: optionalIdInput(
+        t,
+        idKind('PcmNode'),
+        'The node to create it under (top level when not given)',
+      ),
     }),
     body: (input, data) => {
       const parent = input.parentId;
       if (typeof parent !== 'string') return;
       data.relationships = {
-        parent: { data: { type: 'node', id: judgeUuid(parent, 'input.parentId') } },
+        parent: {
+          data: { type: 'node', id: judgeId(parent, 'input.parentId', idKind('PcmNode')) },
+        },
       };
     },
   },
-  collection: ({ hierarchyId }) => ['/pcm', 'hierarchies', hierarchyId as string, 'nodes'],
-  item: ({ hierarchyId }, id) => ['/pcm', 'hierarchies', hierarchyId as string, 'nodes', id],
-  create: {
-    field: 'createPcmNode',
-    description: 'Creates a node of a hierarchy, at its top level or under another node.',
-  },
-  update: { field: 'updatePcmNode', description: 'Changes a node.' },
+  path: ({ hierarchyId }) => ['/pcm', 'hierarchies', hierarchyId as string, 'nodes'],
+  create: 'Creates a node of a hierarchy, at its top level or under another node',
+  update: 'Changes a node',
+  delete: 'Deletes a node; its children go with it, its products stay',
 });
 
 // ---- a node's products ----
 
+const nodePayload = payloadOf(PcmNodes, 'node', 'The node as written.');
+
+const NODE_IDS = {
+  hierarchyId: [idKind('PcmHierarchy'), 'The hierarchy'],
+  nodeId: [idKind('PcmNode'), 'The node'],
+} as const satisfies IdFields<'hierarchyId' | 'nodeId'>;
+
+// One input type for both writes (the released schema's name).
 const NodeProductsInput = builder.inputType('PcmNodeProductsInput', {
   description: 'Products to attach to, or detach from, a node.',
   fields: (t) => ({
-    hierarchyId: t.id({ required: true, description: 'Upstream id of the hierarchy.' }),
-    nodeId: t.id({ required: true, description: 'Upstream id of the node.' }),
-    productIds: t.idList({ required: true, description: '1 to 100 products (upstream ids).' }),
+    ...idFieldsOf(t, NODE_IDS),
+    productIds: idListInput(t, idKind('PcmProduct'), '1 to 100 products'),
   }),
 });
-
-const nodePayload = payloadOf(PcmNodes, 'node', 'The node as written.');
 
 for (const [field, method, description] of [
   ['attachPcmNodeProducts', 'POST', 'Attaches products to a node (attached ones stay).'],
   ['detachPcmNodeProducts', 'DELETE', 'Detaches products from a node.'],
 ] as const) {
-  builder.mutationField(field, (t) =>
-    t.field({
-      type: nodePayload,
-      description,
-      args: { input: t.arg({ type: NodeProductsInput, required: true, description: 'Which.' }) },
-      resolve: (_root, { input }, context) => {
-        const hierarchyId = judgeUuid(input.hierarchyId, 'input.hierarchyId');
-        const nodeId = judgeUuid(input.nodeId, 'input.nodeId');
-        const ids = judgeIds(input.productIds, 'input.productIds', 100, 1);
-        const segments = ['/pcm', 'hierarchies', hierarchyId, 'nodes', nodeId];
-        return write(context, method, [...segments, 'relationships', 'products'], {
-          data: ids.map((id) => ({ type: 'product', id })),
-        });
-      },
-    }),
-  );
+  defineMutation(field, {
+    description,
+    ids: NODE_IDS,
+    input: NodeProductsInput,
+    payload: nodePayload,
+    resolve: (input, context, { hierarchyId, nodeId }) => {
+      const ids = judgeIdList(input.productIds, 'input.productIds', idKind('PcmProduct'), {
+        min: 1,
+        max: 100,
+      });
+      const segments = ['/pcm', 'hierarchies', hierarchyId, 'nodes', nodeId];
+      return write(context, method, [...segments, 'relationships', 'products'], {
+        data: ids.map((id) => ({ type: 'product', id })),
+      });
+    },
+  });
 }

@@ -7,6 +7,7 @@
 import { isJsonObject, type JsonObject } from '../../upstream/client.ts';
 import { builder } from '../builder.ts';
 import { eqFilter } from '../connection.ts';
+import { idKind } from '../kit/ids.ts';
 import { defineResource, field } from '../resource.ts';
 import { readBoolean, readInt, unusable } from '../rows.ts';
 
@@ -139,7 +140,7 @@ export const ProductPrices = defineResource({
   path: '/pcm/pricebooks/{priceBookId}/prices',
   item: '/pcm/pricebooks/{priceBookId}/prices/{id}',
   lookupBy: 'item',
-  params: { priceBookId: 'Upstream id of the price book.' },
+  params: { priceBookId: ['The price book.', idKind('PriceBook')] },
   body: 'nested',
   timestamps: 'attributes',
   readableBy: ['client_credentials'],
@@ -181,7 +182,7 @@ export const PriceModifiers = defineResource({
   path: '/pcm/pricebooks/{priceBookId}/modifiers',
   item: '/pcm/pricebooks/{priceBookId}/modifiers/{id}',
   lookupBy: 'item',
-  params: { priceBookId: 'Upstream id of the price book.' },
+  params: { priceBookId: ['The price book.', idKind('PriceBook')] },
   body: 'nested',
   timestamps: 'attributes',
   readableBy: ['client_credentials'],

@@ -14,6 +14,23 @@ import { eqInFilter, type FilterDescription } from '../connection.ts';
 import { defineResource, field } from '../resource.ts';
 import { judgeSku } from './judges.ts';
 
+/** Written as `LIVE` and read back as `LIVE` (the API's `live`). */
+export const PcmProductStatus = builder.enumType('PcmProductStatus', {
+  description: 'Whether a product is published with its catalogs.',
+  values: {
+    DRAFT: { value: 'draft', description: 'Not published.' },
+    LIVE: { value: 'live', description: 'Published with the next release of its catalogs.' },
+  },
+});
+
+export const CommodityType = builder.enumType('CommodityType', {
+  description: 'Whether a product ships.',
+  values: {
+    PHYSICAL: { value: 'physical', description: 'Shipped.' },
+    DIGITAL: { value: 'digital', description: 'Not shipped.' },
+  },
+});
+
 const idIn: FilterDescription = {
   attr: 'id',
   type: 'ID',
@@ -52,8 +69,8 @@ export const PcmProducts = defineResource({
     sku: field.string('Stock keeping unit, unique in the store.', { nullable: true }),
     slug: field.string('Slug (a parent’s may hold `{option}` parts).', { nullable: true }),
     description: field.string('Description.', { nullable: true }),
-    status: field.string('`draft` or `live`: only live products are published.'),
-    commodityType: field.string('`physical` or `digital`.'),
+    status: field.enum(PcmProductStatus, 'DRAFT or LIVE: only live products are published.'),
+    commodityType: field.enum(CommodityType, 'PHYSICAL or DIGITAL.'),
     productType: field.string('`standard`, `parent` (has variations), `child` or `bundle`.', {
       read: productType,
     }),

@@ -4,11 +4,18 @@
  * one child product per combination of options (`POST /pcm/products/{id}/build`, a PXM job).
  * Each mutation is one upstream write, so none can half-happen.
  */
-import { expectResource, isJsonObject, type JsonObject } from '../../upstream/client.ts';
+import {
+  expectResource,
+  isJsonObject,
+  type JsonObject,
+  type UpstreamRequest,
+} from '../../upstream/client.ts';
 import { BadUserInputError } from '../../upstream/errors.ts';
-import { builder } from '../builder.ts';
-import { judgeUuid } from '../rows.ts';
-import { judgeDescription, judgeIds, judgeName } from './judges.ts';
+import { type BuilderTypes, builder } from '../builder.ts';
+import { idKind, idListInput, judgeIdList } from '../kit/ids.ts';
+import { defineMutation, definePayload } from '../kit/mutation.ts';
+import { answerPayload, writeAnswer } from '../kit/writes.ts';
+import { judgeDescription, judgeName } from './judges.ts';
 import { PcmProducts } from './products.ts';
 
 interface OptionShape {
@@ -61,47 +68,77 @@ const VariationRef = builder.objectRef<VariationShape>('PcmVariation').implement
   }),
 });
 
-builder.mutationField('createPcmVariation', (t) =>
-  t.field({
-    type: VariationRef,
-    description: 'Creates a variation (POST /pcm/variations); add its options one by one.',
-    args: { name: t.arg.string({ required: true, description: 'Name, e.g. Size.' }) },
-    resolve: async (_root, args, context) => {
-      const name = judgeName(args.name, 'name');
-      const response = await context.write({
-        method: 'POST',
-        segments: ['/pcm', 'variations'],
-        body: { data: { type: 'product-variation', attributes: { name } } },
-      });
-      return readVariation(expectResource(response));
-    },
-  }),
-);
+// Variations and their options are not Nodes: their ids are upstream ids only.
+const VARIATION = idKind('PcmVariation', false);
+const OPTION = idKind('PcmVariationOption', false);
+const PRODUCT = idKind('PcmProduct');
 
-builder.mutationField('createPcmVariationOption', (t) =>
-  t.field({
-    type: OptionRef,
-    description: 'Adds an option to a variation (POST /pcm/variations/{id}/options).',
-    args: {
-      variationId: t.arg.id({ required: true, description: 'The variation (uuid).' }),
-      name: t.arg.string({ required: true, description: 'Name, e.g. M.' }),
-      description: t.arg.string({ required: false, description: 'Description.' }),
-    },
-    resolve: async (_root, args, context) => {
-      const variationId = judgeUuid(String(args.variationId), 'variationId');
-      const attributes: JsonObject = { name: judgeName(args.name, 'name') };
-      if (args.description != null) {
-        attributes.description = judgeDescription(args.description, 'description');
-      }
-      const response = await context.write({
-        method: 'POST',
-        segments: ['/pcm', 'variations', variationId, 'options'],
-        body: { data: { type: 'product-variation-option', attributes } },
-      });
-      return readOption(expectResource(response));
-    },
+defineMutation('createPcmVariation', {
+  description: 'Creates a variation (POST /pcm/variations); add its options one by one.',
+  input: {
+    description: 'A new variation.',
+    fields: (t) => ({ name: t.string({ required: true, description: 'Name, e.g. Size.' }) }),
+  },
+  payload: answerPayload<VariationShape>('CreatePcmVariationPayload', {
+    description: 'The variation that was created.',
+    field: 'variation',
+    type: VariationRef,
   }),
-);
+  resolve: (input, context) => {
+    const name = judgeName(input.name, 'input.name');
+    const request: UpstreamRequest = {
+      method: 'POST',
+      segments: ['/pcm', 'variations'],
+      body: { data: { type: 'product-variation', attributes: { name } } },
+    };
+    return writeAnswer(context, request, (response) => readVariation(expectResource(response)));
+  },
+});
+
+const optionPayload = (name: string, description: string) =>
+  answerPayload<OptionShape | Promise<OptionShape>>(name, {
+    description,
+    field: 'option',
+    type: OptionRef,
+  });
+
+defineMutation('createPcmVariationOption', {
+  description: 'Adds an option to a variation (POST /pcm/variations/{id}/options).',
+  ids: { variationId: [VARIATION, 'The variation'] },
+  input: {
+    description: 'A new option of a variation.',
+    fields: (t) => ({
+      name: t.string({ required: true, description: 'Name, e.g. M.' }),
+      description: t.string({ required: false, description: 'Description.' }),
+    }),
+  },
+  payload: optionPayload('CreatePcmVariationOptionPayload', 'The option that was created.'),
+  resolve: (input, context, { variationId }) => {
+    const attributes: JsonObject = { name: judgeName(input.name, 'input.name') };
+    if (input.description != null) {
+      attributes.description = judgeDescription(input.description, 'input.description');
+    }
+    const request: UpstreamRequest = {
+      method: 'POST',
+      segments: ['/pcm', 'variations', variationId, 'options'],
+      body: { data: { type: 'product-variation-option', attributes } },
+    };
+    return writeAnswer(context, request, (response) => readOption(expectResource(response)));
+  },
+});
+
+/** The product a write changed, read after it (one GET, counted by the query cost). */
+const productAfter = <P extends { productId: string }>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, P>,
+  description: string,
+) =>
+  t.field({
+    type: PcmProducts.ref,
+    nullable: true,
+    description,
+    resolve: (source, _args, context) => PcmProducts.load(context, source.productId),
+    extensions: { upstreamCalls: 1 },
+  });
 
 const BuildRef = builder.objectRef<{ productId: string; jobId: string; status: string }>(
   'PcmBuildJob',
@@ -111,64 +148,71 @@ BuildRef.implement({
   fields: (t) => ({
     jobId: t.exposeID('jobId', { description: 'The PXM job id.' }),
     status: t.exposeString('status', { description: '`success` or `failed` (see /pcm/jobs).' }),
-    product: t.field({
-      type: PcmProducts.ref,
-      nullable: true,
-      description: 'The parent product, whose `children` are now built.',
-      resolve: (job, _args, context) => PcmProducts.load(context, job.productId),
-      extensions: { upstreamCalls: 1 },
-    }),
+    product: productAfter(t, 'The parent product, whose `children` are now built.'),
   }),
 });
 
-builder.mutationField('setPcmProductVariations', (t) =>
-  t.field({
-    type: PcmProducts.ref,
-    nullable: true,
-    description:
-      'Makes a product a parent with these variations (PUT /pcm/products/{id}/relationships/' +
-      'variations; at most 10), replacing any it had. Build its children next.',
-    args: {
-      productId: t.arg.id({ required: true, description: 'The product (uuid).' }),
-      variationIds: t.arg.idList({ required: true, description: 'Its variations (uuids).' }),
-    },
-    resolve: async (_root, args, context) => {
-      const productId = judgeUuid(String(args.productId), 'productId');
-      const ids = judgeIds(args.variationIds.map(String), 'variationIds', 10, 1);
-      await context.write({
-        method: 'PUT',
-        segments: ['/pcm', 'products', productId, 'relationships', 'variations'],
-        body: { data: ids.map((id) => ({ type: 'product-variation', id })) },
-      });
-      return PcmProducts.load(context, productId);
-    },
+const ProductPayload = definePayload<{ productId: string }>('SetPcmProductVariationsPayload', {
+  description: 'The parent product with its variations.',
+  fields: (t) => ({
+    product: productAfter(t, 'The product after the write (read after it).'),
   }),
+});
+
+defineMutation('setPcmProductVariations', {
+  description:
+    'Makes a product a parent with these variations (PUT /pcm/products/{id}/relationships/' +
+    'variations; at most 10), replacing any it had. Build its children next.',
+  ids: { productId: [PRODUCT, 'The product'] },
+  input: {
+    description: 'The product and its variations.',
+    fields: (t) => ({ variationIds: idListInput(t, VARIATION, 'Its variations (1 to 10)') }),
+  },
+  payload: ProductPayload,
+  resolve: async (input, context, { productId }) => {
+    const ids = judgeIdList(input.variationIds, 'input.variationIds', VARIATION, {
+      min: 1,
+      max: 10,
+    });
+    await context.write({
+      method: 'PUT',
+      segments: ['/pcm', 'products', productId, 'relationships', 'variations'],
+      body: { data: ids.map((id) => ({ type: 'product-variation', id })) },
+    });
+    return { productId };
+  },
+});
+
+const BuildPayload = definePayload<{ job: { productId: string; jobId: string; status: string } }>(
+  'BuildPcmChildProductsPayload',
+  {
+    description: 'The build job.',
+    fields: (t) => ({
+      job: t.field({ type: BuildRef, description: 'The job.', resolve: (p) => p.job }),
+    }),
+  },
 );
 
-builder.mutationField('buildPcmChildProducts', (t) =>
-  t.field({
-    type: BuildRef,
-    description:
-      'Builds a parent product’s children, one per combination of its variations’ options ' +
-      '(POST /pcm/products/{id}/build).',
-    args: { productId: t.arg.id({ required: true, description: 'The parent product (uuid).' }) },
-    resolve: async (_root, args, context) => {
-      const productId = judgeUuid(String(args.productId), 'productId');
-      const response = await context.write({
-        method: 'POST',
-        segments: ['/pcm', 'products', productId, 'build'],
-      });
-      const body = isJsonObject(response.body) ? response.body : {};
-      const data = isJsonObject(body.data) ? body.data : {};
-      const attributes = isJsonObject(data.attributes) ? data.attributes : {};
-      return {
-        productId,
-        jobId: text(data.id) ?? '',
-        status: text(attributes.status) ?? 'pending',
-      };
-    },
-  }),
-);
+defineMutation('buildPcmChildProducts', {
+  description:
+    'Builds a parent product’s children, one per combination of its variations’ options ' +
+    '(POST /pcm/products/{id}/build).',
+  ids: { productId: [PRODUCT, 'The parent product'] },
+  input: { description: 'The parent product.' },
+  payload: BuildPayload,
+  resolve: async (_input, context, { productId }) => {
+    const response = await context.write({
+      method: 'POST',
+      segments: ['/pcm', 'products', productId, 'build'],
+    });
+    const body = isJsonObject(response.body) ? response.body : {};
+    const data = isJsonObject(body.data) ? body.data : {};
+    const attributes = isJsonObject(data.attributes) ? data.attributes : {};
+    return {
+      job: { productId, jobId: text(data.id) ?? '', status: text(attributes.status) ?? 'pending' },
+    };
+  },
+});
 
 const MODIFIED = ['name', 'description', 'sku', 'slug', 'upc_ean', 'mpn', 'external_ref'];
 const PcmModifierType = builder.enumType('PcmOptionModifierType', {
@@ -189,39 +233,39 @@ const PcmModifierType = builder.enumType('PcmOptionModifierType', {
 const goodModifierValue = (value: string) =>
   value.length >= 1 && value.length <= 255 && ![...value].some((c) => c.charCodeAt(0) < 32);
 
-builder.mutationField('addPcmOptionModifier', (t) =>
-  t.field({
-    type: OptionRef,
-    description:
-      'Adds a modifier to a variation option (POST /pcm/variations/{v}/options/{o}/modifiers): ' +
-      'what the option does to the children built with it. Build (again) to apply it.',
-    args: {
-      variationId: t.arg.id({ required: true, description: 'The variation (uuid).' }),
-      optionId: t.arg.id({ required: true, description: 'The option (uuid).' }),
-      type: t.arg({ type: PcmModifierType, required: true, description: 'What it changes.' }),
-      value: t.arg.string({ required: true, description: 'The value, 1-255 characters.' }),
-    },
-    resolve: async (_root, args, context) => {
-      const variationId = judgeUuid(String(args.variationId), 'variationId');
-      const optionId = judgeUuid(String(args.optionId), 'optionId');
-      if (!goodModifierValue(args.value)) {
-        throw new BadUserInputError('value must be 1-255 characters without control characters', {
-          field: 'value',
-        });
-      }
-      const option = ['/pcm', 'variations', variationId, 'options', optionId];
-      await context.write({
-        method: 'POST',
-        segments: [...option, 'modifiers'],
-        body: {
-          data: {
-            type: 'product-variation-modifier',
-            attributes: { type: args.type, value: args.value },
-          },
+defineMutation('addPcmOptionModifier', {
+  description:
+    'Adds a modifier to a variation option (POST /pcm/variations/{v}/options/{o}/modifiers): ' +
+    'what the option does to the children built with it. Build (again) to apply it.',
+  ids: { variationId: [VARIATION, 'The variation'], optionId: [OPTION, 'The option'] },
+  input: {
+    description: 'The option and its modifier.',
+    fields: (t) => ({
+      type: t.field({ type: PcmModifierType, required: true, description: 'What it changes.' }),
+      value: t.string({ required: true, description: 'The value, 1-255 characters.' }),
+    }),
+  },
+  payload: optionPayload('AddPcmOptionModifierPayload', 'The option with its new modifier.'),
+  extensions: { upstreamCalls: 2 },
+  resolve: async (input, context, { variationId, optionId }) => {
+    if (!goodModifierValue(input.value)) {
+      throw new BadUserInputError(
+        'input.value must be 1-255 characters without control characters',
+        { field: 'input.value' },
+      );
+    }
+    const option = ['/pcm', 'variations', variationId, 'options', optionId];
+    await context.write({
+      method: 'POST',
+      segments: [...option, 'modifiers'],
+      body: {
+        data: {
+          type: 'product-variation-modifier',
+          attributes: { type: input.type, value: input.value },
         },
-      });
-      return readOption(expectResource(await context.get(option)));
-    },
-    extensions: { upstreamCalls: 2 },
-  }),
-);
+      },
+    });
+    // The option is read after the write, in the payload's field (WRITE_COMMITTED if it fails).
+    return { answer: async () => readOption(expectResource(await context.get(option))) };
+  },
+});

@@ -29,6 +29,8 @@ export interface BaseTypes {
   IDFilter: GraphQLInputObjectType;
   DateTimeFilter: GraphQLInputObjectType;
   SortKey: GraphQLEnumType;
+  /** What every mutation payload lists in `userErrors` (src/schema/kit/mutation.ts). */
+  UserError: GraphQLObjectType;
 }
 
 function baseType<T extends GraphQLNamedType>(schema: GraphQLSchema, name: string): T {
@@ -45,5 +47,6 @@ export function baseTypesOf(base: GraphQLSchema): BaseTypes {
     IDFilter: baseType<GraphQLInputObjectType>(base, 'IDFilter'),
     DateTimeFilter: baseType<GraphQLInputObjectType>(base, 'DateTimeFilter'),
     SortKey: baseType<GraphQLEnumType>(base, 'CustomApiEntrySortKey'),
+    UserError: baseType<GraphQLObjectType>(base, 'UserError'),
   };
 }

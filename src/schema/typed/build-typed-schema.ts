@@ -81,7 +81,7 @@ export function buildTypedSchema(
       inputs.DeleteInput,
     );
     Object.assign(queryFields, entryQueryFields(api, baseTypes, types, inputs));
-    Object.assign(mutationFields, entryMutationFields(api, types, inputs));
+    Object.assign(mutationFields, entryMutationFields(api, types, inputs, baseTypes));
   }
 
   const baseQuery = queryType.toConfig();

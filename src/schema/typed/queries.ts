@@ -16,6 +16,7 @@ import {
 import type { GatewayContext } from '../../upstream/session.ts';
 import { type ListArgs, resolveList } from '../connection.ts';
 import { Entries } from '../custom-api-entry.ts';
+import { idKind, judgeId } from '../kit/ids.ts';
 import { judgeUuid } from '../rows.ts';
 import { type BaseTypes, nonNull } from './base-types.ts';
 import { type EntryTypes, loadTypedEntry, type TypedEntry, typedEntry } from './entry-types.ts';
@@ -36,10 +37,12 @@ export function entryQueryFields(
   return {
     [names.lookup]: {
       type: types.ObjectType,
-      description: `One ${T} by upstream id; null when it does not exist in this store.`,
-      args: { id: { type: nonNull(GraphQLID), description: 'Upstream id of the entry (uuid).' } },
+      description: `One ${T} by id; null when it does not exist in this store.`,
+      args: {
+        id: { type: nonNull(GraphQLID), description: `The entry: a ${T} id or its upstreamId.` },
+      },
       resolve: (_root, args: { id: string }, context) =>
-        loadTypedEntry(context, api, judgeUuid(args.id, 'id')),
+        loadTypedEntry(context, api, judgeId(args.id, 'id', idKind(T))),
     },
     [names.list]: {
       type: nonNull(types.ConnectionType),
