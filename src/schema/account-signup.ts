@@ -7,7 +7,12 @@
  * closed, the upstream's 403 stays a top-level FORBIDDEN.
  */
 import { expectList, expectResource, type UpstreamResponse } from '../upstream/client.ts';
-import { BadUserInputError, ConflictError, isUserError } from '../upstream/errors.ts';
+import {
+  BadUserInputError,
+  ConflictError,
+  ForbiddenError,
+  isUserError,
+} from '../upstream/errors.ts';
 import { FULL_PAGE } from '../upstream/paging/query.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { Accounts } from './account.ts';
@@ -41,7 +46,18 @@ async function defaultProfile(context: GatewayContext): Promise<string> {
   const realmId = relationId(settings, 'authentication_realm');
   if (realmId === null) throw unusable('account_authentication_settings.authentication_realm');
   const profiles = expectList(
-    await context.get(['authentication-realms', realmId, 'password-profiles'], FULL_PAGE),
+    await context
+      .get(['authentication-realms', realmId, 'password-profiles'], FULL_PAGE)
+      .catch((error) => {
+        // The profiles are the store's to read: a storefront's implicit token keeps the id in
+        // its configuration (the reference storefront's NEXT_PUBLIC_PASSWORD_PROFILE_ID).
+        if (!(error instanceof ForbiddenError)) throw error;
+        throw new BadUserInputError(
+          'input.passwordProfileId is required with this token: only a store token may read ' +
+            'the password profiles (accountAuthentication { passwordProfiles })',
+          { field: 'input.passwordProfileId', upstreamStatus: 403, cause: error },
+        );
+      }),
   );
   const first = profiles.data[0]?.id;
   if (typeof first !== 'string') {

@@ -33,6 +33,16 @@ const ORDER_ADDRESS = [
   'instructions',
 ] as const;
 
+/** What checkout needs of an address (as `AddressInput` requires): v2 key, GraphQL name. */
+const ORDER_NEEDS = [
+  ['first_name', 'firstName'],
+  ['last_name', 'lastName'],
+  ['line_1', 'line1'],
+  ['region', 'region'],
+  ['postcode', 'postcode'],
+  ['country', 'country'],
+] as const;
+
 /** The book of the order's shopper. */
 async function bookOf(
   context: GatewayContext,
@@ -82,6 +92,15 @@ async function addressBody(
   for (const key of ORDER_ADDRESS) {
     const value = row[key];
     if (typeof value === 'string' && value !== '') body[key] = value;
+  }
+  // An order's address needs more than a book's: say so here, before the checkout call.
+  const missing = ORDER_NEEDS.filter(([key]) => body[key] === undefined).map(([, name]) => name);
+  if (missing.length > 0) {
+    throw new BadUserInputError(
+      `${field} names an address without ${missing.join(', ')}, which an order needs: ` +
+        'complete it with updateAddress',
+      { field },
+    );
   }
   return body;
 }
