@@ -228,6 +228,44 @@ describe('a bundle with its chosen options', () => {
   });
 });
 
+describe('addCartProductItem with a bundle’s options', () => {
+  it('keeps them, and answers refused options at input.bundleConfiguration', async () => {
+    const cartId = await newCart();
+    const ADD_ONE = `mutation($input: AddCartProductItemInput!) { addCartProductItem(input: $input) {
+      cart { items { bundleConfiguration { selectedOptions { componentKey productId quantity } } } }
+      userErrors { code field message } } }`;
+    const chosen = [
+      { componentKey: 'tee', productId: tees[3], quantity: 1 },
+      { componentKey: 'extras', productId: extras[2], quantity: 3 },
+    ];
+    const done = await call(ADD_ONE, {
+      input: {
+        cartId,
+        productId: kit.upstreamId,
+        quantity: 1,
+        bundleConfiguration: { selectedOptions: chosen },
+      },
+    });
+    expect(done.addCartProductItem.userErrors).toEqual([]);
+    expect(done.addCartProductItem.cart.items[0].bundleConfiguration.selectedOptions).toEqual(
+      chosen,
+    );
+    const refused = await call(ADD_ONE, {
+      input: {
+        cartId,
+        productId: kit.upstreamId,
+        quantity: 1,
+        bundleConfiguration: {
+          selectedOptions: [{ componentKey: 'tee', productId: extras[0], quantity: 1 }],
+        },
+      },
+    });
+    expect(refused.addCartProductItem.userErrors).toMatchObject([
+      { code: 'BAD_USER_INPUT', field: ['input', 'bundleConfiguration'] },
+    ]);
+  });
+});
+
 describe('each item’s product', () => {
   it('comes with its image, one upstream call for the whole cart', async () => {
     const cartId = await newCart();
