@@ -358,6 +358,34 @@ describe('at sign-in', () => {
     ]);
   });
 
+  it('merges what it can: a custom line of another currency is a userError at fromCartId', async () => {
+    const euros = (
+      await call(
+        'mutation { createCart(input: { name: "EUR", currency: "EUR" }) { cart { upstreamId } } }',
+      )
+    ).createCart.cart.upstreamId;
+    await call(ADD, {
+      input: {
+        cartId: euros,
+        lines: [
+          { custom: { name: 'Euro wrap', sku: 'EWRAP', price: { amount: 100 } }, quantity: 1 },
+          { sku: 'SKU-00001', quantity: 1 },
+        ],
+      },
+    });
+    const dollars = await newCart();
+    const merged = await call(
+      `mutation($input: MergeCartInput!) { mergeCart(input: $input) {
+        cart { currency items { sku quantity } } userErrors { code field message } } }`,
+      { input: { cartId: dollars, fromCartId: euros } },
+    );
+    expect(merged.mergeCart.cart.currency).toBe('USD');
+    expect(merged.mergeCart.cart.items.map((i: Json) => i.sku)).toEqual(['SKU-00001']);
+    expect(merged.mergeCart.userErrors).toMatchObject([
+      { code: 'BAD_USER_INPUT', field: ['input', 'fromCartId'] },
+    ]);
+  });
+
   it('makes a guest’s cart the signed-in customer’s', async () => {
     const signIn = await call(
       `mutation { createCustomerToken(input: { email: "ada@example.com", password: "ada-demo-password" }) {
