@@ -53,27 +53,29 @@ builder.objectFields(ViewerRef, (t) => ({
 
 const MAX_SECRET = 1024;
 
-interface AccountTokenShape {
+export interface AccountTokenShape {
   accountId: string;
   accountName: string;
   token: string;
   expiresAt: string;
 }
 
-const AccountMemberTokenRef = builder.objectRef<AccountTokenShape>('AccountMemberToken').implement({
-  description:
-    'A token to act for one account: send it as EP-Account-Management-Authentication-Token ' +
-    '(beside an implicit bearer token) for that account’s carts, orders and `viewer`.',
-  fields: (t) => ({
-    accountId: t.exposeID('accountId', { description: 'The account (upstream id).' }),
-    accountName: t.exposeString('accountName', { description: 'The account’s name.' }),
-    token: t.exposeString('token', { description: 'The account token (a secret).' }),
-    expiresAt: t.expose('expiresAt', {
-      type: 'DateTime',
-      description: 'When the token stops working; sign in again then.',
+export const AccountMemberTokenRef = builder
+  .objectRef<AccountTokenShape>('AccountMemberToken')
+  .implement({
+    description:
+      'A token to act for one account: send it as EP-Account-Management-Authentication-Token ' +
+      '(beside an implicit bearer token) for that account’s carts, orders and `viewer`.',
+    fields: (t) => ({
+      accountId: t.exposeID('accountId', { description: 'The account (upstream id).' }),
+      accountName: t.exposeString('accountName', { description: 'The account’s name.' }),
+      token: t.exposeString('token', { description: 'The account token (a secret).' }),
+      expiresAt: t.expose('expiresAt', {
+        type: 'DateTime',
+        description: 'When the token stops working; sign in again then.',
+      }),
     }),
-  }),
-});
+  });
 
 const CreateAccountMemberTokenPayload = definePayload<{
   accountMemberId: string;
@@ -107,7 +109,7 @@ function expiresOf(row: JsonObject): string {
   return new Date(time).toISOString();
 }
 
-function judgeSecret(value: string, field: string): string {
+export function judgeSecret(value: string, field: string): string {
   if (value === '' || value.length > MAX_SECRET) {
     throw new BadUserInputError(`${field} must be 1 to ${MAX_SECRET} characters`, { field });
   }
@@ -151,25 +153,33 @@ defineMutation('createAccountMemberToken', {
         },
       })
       .catch(signInRefused('username'));
-    // Token rows carry no id: read the body as the token answer it is.
-    const body = isJsonObject(response.body) ? response.body : {};
-    const meta = isJsonObject(body.meta) ? body.meta : {};
-    if (!Array.isArray(body.data)) throw unusableToken('data');
-    return {
-      accountMemberId: readString(meta, 'account_member_id', 'account_management_token.meta'),
-      tokens: body.data.map((row) => {
-        if (!isJsonObject(row)) throw unusableToken('data[]');
-        const type = 'account_management_authentication_token';
-        return {
-          accountId: readString(row, 'account_id', type),
-          accountName: readString(row, 'account_name', type),
-          token: readString(row, 'token', type),
-          expiresAt: expiresOf(row),
-        };
-      }),
-    };
+    return readAccountTokens(response.body);
   },
 });
+
+/** The answer of POST /v2/account-members/tokens (a sign-in or a sign-up): the member's tokens. */
+export function readAccountTokens(answer: unknown): {
+  accountMemberId: string;
+  tokens: AccountTokenShape[];
+} {
+  // Token rows carry no id: read the body as the token answer it is.
+  const body = isJsonObject(answer) ? answer : {};
+  const meta = isJsonObject(body.meta) ? body.meta : {};
+  if (!Array.isArray(body.data)) throw unusableToken('data');
+  return {
+    accountMemberId: readString(meta, 'account_member_id', 'account_management_token.meta'),
+    tokens: body.data.map((row) => {
+      if (!isJsonObject(row)) throw unusableToken('data[]');
+      const type = 'account_management_authentication_token';
+      return {
+        accountId: readString(row, 'account_id', type),
+        accountName: readString(row, 'account_name', type),
+        token: readString(row, 'token', type),
+        expiresAt: expiresOf(row),
+      };
+    }),
+  };
+}
 
 // ---- the merchandiser's membership writes ----------------------------------------------------
 

@@ -6,6 +6,7 @@
 import { isJsonObject, type JsonObject } from '../upstream/client.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
+import { type BundleConfigurationShape, readBundleConfiguration } from './bundle-configuration.ts';
 import {
   attachedDiscounts,
   CustomDiscountRef,
@@ -25,6 +26,9 @@ export interface CartItemShape {
   unitTotals: CartTotalsShape;
   lineTotals: CartTotalsShape;
   customDiscounts: CustomDiscountShape[];
+  /** The catalog product of a `cart_item` line (null for a custom or promotion line). */
+  productId: string | null;
+  bundleConfiguration: BundleConfigurationShape | null;
 }
 
 function toCartItem(row: JsonObject, included: Map<string, JsonObject>): CartItemShape {
@@ -39,6 +43,8 @@ function toCartItem(row: JsonObject, included: Map<string, JsonObject>): CartIte
     unitTotals: toTotals(displayPrice, 'cart_item.display_price', 'unit'),
     lineTotals: toTotals(displayPrice, 'cart_item.display_price', 'value'),
     customDiscounts: attachedDiscounts(row, included),
+    productId: readOptionalString(row, 'product_id'),
+    bundleConfiguration: readBundleConfiguration(row),
   };
 }
 

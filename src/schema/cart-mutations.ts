@@ -91,7 +91,7 @@ defineMutation('createCart', {
 
 // items ---------------------------------------------------------------------------------------
 
-const CustomItemPriceInput = builder.inputType('CustomItemPriceInput', {
+export const CustomItemPriceInput = builder.inputType('CustomItemPriceInput', {
   description: 'The unit price of a custom item.',
   fields: (t) => ({
     amount: t.int({

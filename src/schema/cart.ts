@@ -25,6 +25,8 @@ import { judgeCartId, readObject, readOptionalString, readString, readTimestamps
 
 export interface CartShape {
   upstreamId: string;
+  /** ISO 4217 code of the cart's prices (null when the upstream does not say). */
+  currency: string | null;
   customDiscounts: CustomDiscountShape[];
   name: string | null;
   description: string | null;
@@ -45,6 +47,7 @@ export function toCart(row: JsonObject, included: Map<string, JsonObject>): Cart
   const timestamps = hasTimestamps ? readTimestamps(row, 'cart') : null;
   return {
     upstreamId: readString(row, 'id', 'cart'),
+    currency: currencyOf(row, meta),
     customDiscounts: attachedDiscounts(row, included),
     name: readOptionalString(row, 'name'),
     description: readOptionalString(row, 'description'),
@@ -57,6 +60,14 @@ export function toCart(row: JsonObject, included: Map<string, JsonObject>): Cart
     updatedAt: timestamps?.updatedAt ?? null,
     promotions: readCartPromotions(row),
   };
+}
+
+/** `currency`, or the currency of the cart's total (what production's answer always carries). */
+function currencyOf(row: JsonObject, meta: JsonObject): string | null {
+  if (typeof row.currency === 'string' && row.currency !== '') return row.currency;
+  const price = isJsonObject(meta.display_price) ? meta.display_price : {};
+  const total = isJsonObject(price.with_tax) ? price.with_tax : {};
+  return typeof total.currency === 'string' && total.currency !== '' ? total.currency : null;
 }
 
 export async function fetchCart(context: GatewayContext, cartId: string): Promise<CartShape> {
@@ -75,6 +86,12 @@ builder.node(CartRef, {
       description: 'The cart id upstream; pass it as `cartId`.',
     }),
     name: t.exposeString('name', { nullable: true, description: 'Cart name.' }),
+    currency: t.exposeString('currency', {
+      nullable: true,
+      description:
+        'ISO 4217 code of the cart’s prices, fixed when it was created (X-Moltin-Currency or ' +
+        '@inContext(currency:)); null when the upstream does not say.',
+    }),
     description: t.exposeString('description', {
       nullable: true,
       description: 'Cart description.',

@@ -34,6 +34,9 @@ import './order-payment.ts';
 import './integration-logs.ts';
 import './catalog/cart-product-items.ts';
 import './catalog/storefront.ts';
+import './cart-lines.ts';
+import './addresses.ts';
+import './account-signup.ts';
 
 export const schema = federate(
   builder.toSchema({ directives: [...specifiedDirectives, inContextDirective] }),

@@ -5,7 +5,9 @@ import { BadUserInputError } from '../upstream/errors.ts';
 import { ACCOUNT_TOKEN_HEADER, CUSTOMER_TOKEN_HEADER } from '../upstream/forwarded-headers.ts';
 import { forwardedHeaders, type GatewayContext } from '../upstream/session.ts';
 import { builder } from './builder.ts';
+import { type BundleConfigurationShape, readBundleConfiguration } from './bundle-configuration.ts';
 import { CART_IDS } from './cart-write.ts';
+import { ADDRESS, bookAddresses } from './checkout-addresses.ts';
 import { idKind, judgeId, optionalIdInput } from './kit/ids.ts';
 import { defineMutation } from './kit/mutation.ts';
 import { answerPayload, writeAnswer } from './kit/writes.ts';
@@ -29,9 +31,12 @@ export interface OrderItemShape {
   quantity: number;
   unitTotals: CartTotalsShape;
   lineTotals: CartTotalsShape;
+  /** The catalog product it was ordered from (null for a custom item). */
+  productId: string | null;
+  bundleConfiguration: BundleConfigurationShape | null;
 }
 
-const OrderItemRef = builder.objectRef<OrderItemShape>('OrderItem').implement({
+export const OrderItemRef = builder.objectRef<OrderItemShape>('OrderItem').implement({
   description: 'A line of an order, as it was checked out.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Upstream id of the order item.' }),
@@ -74,6 +79,8 @@ function includedOrderItems(body: unknown): OrderItemShape[] | undefined {
       quantity: readInt(row, 'quantity', 'order_item'),
       unitTotals: toTotals(displayPrice, 'order_item.display_price', 'unit'),
       lineTotals: toTotals(displayPrice, 'order_item.display_price', 'value'),
+      productId: readOptionalString(row, 'product_id'),
+      bundleConfiguration: readBundleConfiguration(row),
     };
   });
 }
@@ -258,14 +265,25 @@ defineMutation('checkoutCart', {
       customerId: optionalIdInput(t, CUSTOMER, 'An existing customer'),
       billingAddress: t.field({
         type: AddressInput,
-        required: true,
-        description: 'Billing address.',
+        required: false,
+        description: 'Billing address; or `billingAddressId`, exactly one of the two.',
       }),
+      billingAddressId: optionalIdInput(
+        t,
+        ADDRESS,
+        'The billing address, from the shopper’s address book (read before the checkout; an ' +
+          'id the book does not hold is NOT_FOUND)',
+      ),
       shippingAddress: t.field({
         type: AddressInput,
         required: false,
         description: 'Shipping address; default the billing address.',
       }),
+      shippingAddressId: optionalIdInput(
+        t,
+        ADDRESS,
+        'The shipping address, from the shopper’s address book (not with `shippingAddress`)',
+      ),
     }),
   },
   payload: answerPayload<OrderShape>('CheckoutCartPayload', {
@@ -307,12 +325,43 @@ defineMutation('checkoutCart', {
         );
       }
     }
-    const data: JsonObject = {
-      billing_address: judgeAddress(input.billingAddress, 'input.billingAddress'),
-    };
+    const optionalAddress = (value: string | number | null | undefined, field: string) =>
+      value === null || value === undefined ? undefined : judgeId(String(value), field, ADDRESS);
+    const billingId = optionalAddress(input.billingAddressId, 'input.billingAddressId');
+    const shippingId = optionalAddress(input.shippingAddressId, 'input.shippingAddressId');
+    if ((billingId === undefined) === !input.billingAddress) {
+      throw new BadUserInputError(
+        'Give exactly one of input.billingAddress and input.billingAddressId',
+        {
+          field: 'input.billingAddress',
+        },
+      );
+    }
+    if (shippingId !== undefined && input.shippingAddress) {
+      throw new BadUserInputError(
+        'Give input.shippingAddress or input.shippingAddressId, not both',
+        {
+          field: 'input.shippingAddressId',
+        },
+      );
+    }
+    const data: JsonObject = {};
+    if (input.billingAddress) {
+      data.billing_address = judgeAddress(input.billingAddress, 'input.billingAddress');
+    }
     if (customer) data.customer = customer;
     if (input.shippingAddress) {
       data.shipping_address = judgeAddress(input.shippingAddress, 'input.shippingAddress');
+    }
+    if (billingId !== undefined || shippingId !== undefined) {
+      // Read before the checkout: an address the book does not hold writes nothing.
+      const book = await bookAddresses(context, {
+        ...(billingId === undefined ? {} : { billing: billingId }),
+        ...(shippingId === undefined ? {} : { shipping: shippingId }),
+        ...(customer?.id === undefined ? {} : { customerId: customer.id }),
+      });
+      if (book.billing) data.billing_address = book.billing;
+      if (book.shipping) data.shipping_address = book.shipping;
     }
     // Read in the payload's field: once the order is placed, nothing may fail the mutation.
     return writeAnswer(

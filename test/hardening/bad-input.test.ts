@@ -1480,6 +1480,157 @@ function buildCases(): Case[] {
     ),
   });
 
+  // --- Issue 31: several cart lines, bundles, merging, addresses, sign-up, account update ---
+  {
+    const V = '11111111-1111-4111-8111-111111111111';
+    const lines = (list: unknown, extra: Record<string, unknown> = {}) =>
+      gql('mutation($i: AddCartItemsInput!) { addCartItems(input: $i) { __typename } }', {
+        i: { cartId: V, lines: list, ...extra },
+      });
+    const bundle = (options: unknown) =>
+      lines([{ productId: V, quantity: 1, bundleConfiguration: { selectedOptions: options } }]);
+    const address = (fields: Record<string, unknown>) =>
+      gql('mutation($i: CreateAddressInput!) { createAddress(input: $i) { __typename } }', {
+        i: { accountId: V, firstName: 'A', lastName: 'B', line1: 'C', country: 'GB', ...fields },
+      });
+    const signUp = (fields: Record<string, unknown>) =>
+      gql(
+        'mutation($i: SignUpAccountMemberInput!) { signUpAccountMember(input: $i) { __typename } }',
+        {
+          i: {
+            email: 'a@example.com',
+            password: 'password-1',
+            name: 'A',
+            passwordProfileId: V,
+            ...fields,
+          },
+        },
+      );
+    const checkout = (fields: Record<string, unknown>) =>
+      gql('mutation($i: CheckoutCartInput!) { checkoutCart(input: $i) { __typename } }', {
+        i: { cartId: V, customer: { email: 'a@example.com', name: 'A' }, ...fields },
+      });
+    const custom = { name: 'n', sku: 's', price: { amount: 1 } };
+    for (const [what, request] of [
+      ['no lines', lines([])],
+      ['101 lines', lines(Array.from({ length: 101 }, () => ({ sku: 'S-1', quantity: 1 })))],
+      ['a line with no product', lines([{ quantity: 1 }])],
+      ['a line with a product and a custom line', lines([{ sku: 'S', quantity: 1, custom }])],
+      ['a line of quantity 0', lines([{ sku: 'S-1', quantity: 0 }])],
+      ['a line of a huge quantity', lines([{ sku: 'S-1', quantity: 2 ** 31 - 1 }])],
+      ['a line with a bad product id', lines([{ productId: '../x', quantity: 1 }])],
+      [
+        'a custom line of a negative price',
+        lines([{ quantity: 1, custom: { ...custom, price: { amount: -1 } } }]),
+      ],
+      [
+        'a custom line total past 2^31',
+        lines([{ quantity: 1_000_000, custom: { ...custom, price: { amount: 2 ** 31 - 1 } } }]),
+      ],
+      [
+        'a custom line with a bundle configuration',
+        lines([
+          {
+            quantity: 1,
+            custom,
+            bundleConfiguration: {
+              selectedOptions: [{ componentKey: 'a', productId: V, quantity: 1 }],
+            },
+          },
+        ]),
+      ],
+      ['a bundle with no options', bundle([])],
+      [
+        'a bundle option of a bad component key',
+        bundle([{ componentKey: 'a/b', productId: V, quantity: 1 }]),
+      ],
+      ['a bundle option of quantity 0', bundle([{ componentKey: 'a', productId: V, quantity: 0 }])],
+      [
+        'a bundle option twice',
+        bundle([
+          { componentKey: 'a', productId: V, quantity: 1 },
+          { componentKey: 'a', productId: V, quantity: 2 },
+        ]),
+      ],
+      [
+        'a bundle option with a bad product id',
+        bundle([{ componentKey: 'a', productId: 'x', quantity: 1 }]),
+      ],
+      [
+        'merge a cart into itself',
+        gql(`mutation { mergeCart(input: { cartId: "${V}", fromCartId: "${V}" }) { __typename } }`),
+      ],
+      [
+        'merge from a bad cart id',
+        gql(`mutation { mergeCart(input: { cartId: "${V}", fromCartId: "a b" }) { __typename } }`),
+      ],
+      [
+        'associate with nobody',
+        gql(`mutation { associateCart(input: { cartId: "${V}" }) { __typename } }`),
+      ],
+      [
+        'associate with both',
+        gql(
+          `mutation { associateCart(input: { cartId: "${V}", customerId: "${V}", accountId: "${V}" }) { __typename } }`,
+        ),
+      ],
+      [
+        'associate with a bad account id',
+        gql(`mutation { associateCart(input: { cartId: "${V}", accountId: "x" }) { __typename } }`),
+      ],
+      ['an address of no owner', address({ accountId: null })],
+      ['an address of two owners', address({ customerId: V })],
+      ['an address of a three-letter country', address({ country: 'GBR' })],
+      ['an address of a blank first name', address({ firstName: '  ' })],
+      ['an address line over 255', address({ line2: 'x'.repeat(256) })],
+      ['instructions over 1,000', address({ instructions: 'x'.repeat(1001) })],
+      [
+        'an address update clearing line1',
+        gql(
+          `mutation { updateAddress(input: { accountId: "${V}", addressId: "${V}", line1: null }) { __typename } }`,
+        ),
+      ],
+      [
+        'an address update of a bad address id',
+        gql(
+          `mutation { updateAddress(input: { accountId: "${V}", addressId: "x", city: "c" }) { __typename } }`,
+        ),
+      ],
+      [
+        'an address delete of two owners',
+        gql(
+          `mutation { deleteAddress(input: { accountId: "${V}", customerId: "${V}", addressId: "${V}" }) { __typename } }`,
+        ),
+      ],
+      ['a sign-up with no email', signUp({ email: 'nobody' })],
+      ['a sign-up with a short password', signUp({ password: 'short' })],
+      ['a sign-up with a password over 1,024', signUp({ password: 'p'.repeat(1025) })],
+      ['a sign-up with a blank name', signUp({ name: ' ' })],
+      ['a sign-up with a name over 255', signUp({ name: 'n'.repeat(256) })],
+      ['a sign-up with a bad profile id', signUp({ passwordProfileId: 'x' })],
+      [
+        'an account update with nothing',
+        gql(`mutation { updateAccount(input: { accountId: "${V}" }) { __typename } }`),
+      ],
+      [
+        'an account update with a blank name',
+        gql(`mutation { updateAccount(input: { accountId: "${V}", name: "" }) { __typename } }`),
+      ],
+      [
+        'checkout with both billing forms',
+        checkout({ billingAddress: ADDRESS, billingAddressId: V }),
+      ],
+      ['checkout with no billing address', checkout({})],
+      ['checkout by address id as a guest', checkout({ billingAddressId: V })],
+      [
+        'checkout with a bad shipping address id',
+        checkout({ billingAddress: ADDRESS, shippingAddressId: 'x' }),
+      ],
+    ] as const) {
+      add({ name: `issue 31: ${what}`, request, code: 'BAD_USER_INPUT' });
+    }
+  }
+
   return cases;
 }
 

@@ -3,12 +3,15 @@
  * the catalog that applies to the cart in the cart's currency. The two refusals a shopper can act
  * on get codes of their own: OUT_OF_STOCK and PRICE_NOT_FOUND (the upstream says them as 400s).
  */
+
+import type { JsonObject } from '../../upstream/client.ts';
 import {
   BadUserInputError,
   isGatewayError,
   OutOfStockError,
   PriceNotFoundError,
 } from '../../upstream/errors.ts';
+import { BundleConfigurationInput, judgeBundleConfiguration } from '../bundle-configuration.ts';
 import { judgeQuantity, MAX_QUANTITY } from '../cart-mutations.ts';
 import { CART_IDS, cartChangePayload, writeItems } from '../cart-write.ts';
 import { idKind, judgeId, optionalIdInput } from '../kit/ids.ts';
@@ -27,6 +30,10 @@ function coded(error: unknown, product: 'input.productId' | 'input.sku'): unknow
     // The field that named the product: a form shows it there.
     return new PriceNotFoundError(error.message, { ...options, field: product });
   }
+  if (error.field === undefined && /\bdata\.bundle_configuration\b/.test(error.message)) {
+    // The bundle's options were refused: a form shows it at the options.
+    return new BadUserInputError(error.message, { ...options, field: 'input.bundleConfiguration' });
+  }
   return error;
 }
 
@@ -42,6 +49,11 @@ defineMutation('addCartProductItem', {
       productId: optionalIdInput(t, PRODUCT, 'The catalog product'),
       sku: t.string({ required: false, description: 'The product’s SKU.' }),
       quantity: t.int({ required: true, description: `Units, 1 to ${MAX_QUANTITY}.` }),
+      bundleConfiguration: t.field({
+        type: BundleConfigurationInput,
+        required: false,
+        description: 'For a bundle: the options chosen; default the bundle’s own.',
+      }),
     }),
   },
   payload: cartChangePayload(
@@ -57,13 +69,19 @@ defineMutation('addCartProductItem', {
         field: 'input.productId',
       });
     }
-    const data = byId
+    const data: JsonObject = byId
       ? {
           type: 'cart_item',
           id: judgeId(input.productId as string, 'input.productId', PRODUCT),
           quantity,
         }
       : { type: 'cart_item', sku: judgeSku(input.sku as string, 'input.sku'), quantity };
+    if (input.bundleConfiguration) {
+      data.bundle_configuration = judgeBundleConfiguration(
+        input.bundleConfiguration,
+        'input.bundleConfiguration',
+      );
+    }
     try {
       return await writeItems(context, cartId, {
         method: 'POST',

@@ -99,6 +99,15 @@ const USER_ERRORS = Symbol('userErrors');
 type Failed = { [USER_ERRORS]: readonly UserErrorShape[] };
 const NONE: readonly UserErrorShape[] = Object.freeze([]);
 
+/**
+ * A write that was done in part (a bulk add without all-or-nothing): the payload's fields read
+ * what was done, and `userErrors` lists what was refused, each with its path.
+ */
+const PARTLY = Symbol('partlyRefused');
+export function partlyDone<R extends object>(result: R, refused: readonly UserErrorShape[]): R {
+  return refused.length === 0 ? result : Object.assign(result, { [PARTLY]: refused });
+}
+
 function failed(error: unknown, notFound?: string): Failed {
   if (!isUserError(error)) throw error;
   return { [USER_ERRORS]: [userErrorOf(error, notFound)] };
@@ -142,7 +151,10 @@ export function definePayload<R extends object>(
           description:
             'What the caller can fix in the input (see docs/errors.md, "which is which"); empty ' +
             'when the mutation was done.',
-          resolve: (parent) => (parent as Partial<Failed>)[USER_ERRORS] ?? NONE,
+          resolve: (parent) =>
+            (parent as Partial<Failed>)[USER_ERRORS] ??
+            (parent as { [PARTLY]?: readonly UserErrorShape[] })[PARTLY] ??
+            NONE,
         }),
       };
     },
