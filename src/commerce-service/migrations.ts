@@ -1545,4 +1545,30 @@ export const migrations: Migration[] = [
       CREATE INDEX currencies_id ON currencies (store_id, id);
     `,
   },
+  {
+    // Catalog Search reads stock live (search/stock-column.ts): stock moves after a release is
+    // published, so it cannot be frozen in the release's index. Each store's stock version goes
+    // up with every stock write (whoever writes it: routes, orders, seeds), so a search keeps an
+    // in-memory stock column per release and rebuilds it only when the version moved.
+    id: '0915-search-stock-versions',
+    sql: `
+      CREATE TABLE stock_versions (
+        store_id TEXT PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
+        version INTEGER NOT NULL
+      );
+      CREATE TRIGGER stock_version_insert AFTER INSERT ON stock BEGIN
+        INSERT INTO stock_versions (store_id, version) VALUES (new.store_id, 1)
+          ON CONFLICT (store_id) DO UPDATE SET version = version + 1;
+      END;
+      CREATE TRIGGER stock_version_update AFTER UPDATE OF available ON stock BEGIN
+        INSERT INTO stock_versions (store_id, version) VALUES (new.store_id, 1)
+          ON CONFLICT (store_id) DO UPDATE SET version = version + 1;
+      END;
+      CREATE TRIGGER stock_version_delete AFTER DELETE ON stock BEGIN
+        INSERT OR IGNORE INTO stock_versions (store_id, version)
+          SELECT old.store_id, 0 WHERE EXISTS (SELECT 1 FROM stores WHERE id = old.store_id);
+        UPDATE stock_versions SET version = version + 1 WHERE store_id = old.store_id;
+      END;
+    `,
+  },
 ];
