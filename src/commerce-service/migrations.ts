@@ -1548,27 +1548,38 @@ export const migrations: Migration[] = [
   {
     // Catalog Search reads stock live (search/stock-column.ts): stock moves after a release is
     // published, so it cannot be frozen in the release's index. Each store's stock version goes
-    // up with every stock write (whoever writes it: routes, orders, seeds), so a search keeps an
-    // in-memory stock column per release and rebuilds it only when the version moved.
+    // up with every stock write, whoever writes it (routes, orders, seeds, a store's deletion),
+    // and the product it moved is logged under that version; a search keeps an in-memory stock
+    // column per release and, when the version moved, re-reads only the logged products (the
+    // last STOCK_CHANGES_KEPT of them; a column further behind is rebuilt whole).
     id: '0915-search-stock-versions',
     sql: `
       CREATE TABLE stock_versions (
         store_id TEXT PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
         version INTEGER NOT NULL
       );
-      CREATE TRIGGER stock_version_insert AFTER INSERT ON stock BEGIN
-        INSERT INTO stock_versions (store_id, version) VALUES (new.store_id, 1)
+      CREATE TABLE stock_changes (
+        store_id TEXT NOT NULL REFERENCES stock_versions(store_id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        product_id TEXT NOT NULL,
+        PRIMARY KEY (store_id, version)
+      ) WITHOUT ROWID;
+      ${['INSERT', 'UPDATE OF available', 'DELETE']
+        .map((event) => {
+          const row = event === 'DELETE' ? 'old' : 'new';
+          const name = event.split(' ')[0]?.toLowerCase();
+          return `CREATE TRIGGER stock_version_${name} AFTER ${event} ON stock
+        WHEN EXISTS (SELECT 1 FROM stores WHERE id = ${row}.store_id) BEGIN
+        INSERT INTO stock_versions (store_id, version) VALUES (${row}.store_id, 1)
           ON CONFLICT (store_id) DO UPDATE SET version = version + 1;
-      END;
-      CREATE TRIGGER stock_version_update AFTER UPDATE OF available ON stock BEGIN
-        INSERT INTO stock_versions (store_id, version) VALUES (new.store_id, 1)
-          ON CONFLICT (store_id) DO UPDATE SET version = version + 1;
-      END;
-      CREATE TRIGGER stock_version_delete AFTER DELETE ON stock BEGIN
-        INSERT OR IGNORE INTO stock_versions (store_id, version)
-          SELECT old.store_id, 0 WHERE EXISTS (SELECT 1 FROM stores WHERE id = old.store_id);
-        UPDATE stock_versions SET version = version + 1 WHERE store_id = old.store_id;
-      END;
+        INSERT INTO stock_changes (store_id, version, product_id)
+          SELECT store_id, version, ${row}.product_id FROM stock_versions
+          WHERE store_id = ${row}.store_id;
+        DELETE FROM stock_changes WHERE store_id = ${row}.store_id AND version <=
+          (SELECT version FROM stock_versions WHERE store_id = ${row}.store_id) - 1000;
+      END;`;
+        })
+        .join('\n      ')}
     `,
   },
 ];
