@@ -147,6 +147,7 @@ const ProductRef = builder.objectRef<CatalogProduct>('Product');
 ProductRef.implement({
   fields: (t) => ({
     id: t.exposeID('id'),
+    upstreamId: t.exposeID('id'),
     name: t.string({ resolve: (p) => p.attributes.name }),
     sku: t.string({ nullable: true, resolve: (p) => p.attributes.sku }),
     price: t.field({
@@ -198,6 +199,54 @@ ProductRef.implement({
   }),
 });
 
+// Search as the same afternoon's gateway would add it: one GET /catalog/search for the page,
+// its facets and its total (asked for offset + first hits from the first, then sliced).
+const FACETS = {
+  PRODUCT_TYPE: 'meta.product_types',
+  TAGS: 'attributes.tags',
+  COMMODITY_TYPE: 'attributes.commodity_type',
+  PRICE: 'price.amount',
+  NODE: 'meta.search.nodes.name',
+} as const;
+type FacetKey = keyof typeof FACETS;
+const SORTS = {
+  RELEVANCE: undefined,
+  PRICE: 'price.amount:asc',
+  NAME: 'attributes.name:asc',
+  CREATED_AT: 'created_at:asc',
+} as const;
+const FacetFieldRef = builder.enumType('ProductSearchFacetField', {
+  values: Object.keys(FACETS) as FacetKey[],
+});
+const SortKeyRef = builder.enumType('ProductSearchSortKey', {
+  values: Object.keys(SORTS) as (keyof typeof SORTS)[],
+});
+const FacetInput = builder.inputType('ProductSearchFacetInput', {
+  fields: (t) => ({ field: t.field({ type: FacetFieldRef, required: true }) }),
+});
+interface Facet {
+  field: FacetKey;
+  values: { value: string; count: number }[];
+}
+const FacetRef = builder.objectRef<Facet>('SearchFacet').implement({
+  fields: (t) => ({
+    field: t.field({ type: FacetFieldRef, resolve: (f) => f.field }),
+    values: t.field({
+      type: [
+        builder.objectRef<{ value: string; count: number }>('SearchFacetValue').implement({
+          fields: (v) => ({ value: v.exposeString('value'), count: v.exposeInt('count') }),
+        }),
+      ],
+      resolve: (f) => f.values,
+    }),
+  }),
+});
+interface SearchResult {
+  found: number;
+  hits: { document: CatalogProduct }[];
+  facet_counts: { field_name: string; counts: { value: string; count: number }[] }[];
+}
+
 const CatalogRef = builder.objectRef<Record<string, never>>('ShopperCatalog').implement({
   fields: (t) => ({
     products: t.connection(
@@ -213,6 +262,66 @@ const CatalogRef = builder.objectRef<Record<string, never>>('ShopperCatalog').im
       },
       { name: 'ProductConnection' },
       { name: 'ProductEdge' },
+    ),
+    search: t.connection(
+      {
+        type: ProductRef,
+        args: {
+          query: t.arg.string(),
+          sort: t.arg({ type: SortKeyRef }),
+          facets: t.arg({ type: [FacetInput] }),
+        },
+        resolve: async (_root, args, context) => {
+          let found = 0;
+          let facets: Facet[] = [];
+          const connection = await resolveOffsetConnection(
+            { args, defaultSize: 25, maxSize: 100 },
+            async ({ offset, limit }) => {
+              const asked = (args.facets ?? []).map((f) => f.field);
+              const sort = SORTS[args.sort ?? 'RELEVANCE'];
+              const params = new URLSearchParams({
+                q: args.query ?? '*',
+                page: '1',
+                per_page: String(Math.min(offset + limit, 100)),
+                ...(asked.length > 0
+                  ? { facet_by: asked.map((f) => FACETS[f]).join(','), max_facet_values: '20' }
+                  : {}),
+                ...(sort ? { sort_by: sort } : {}),
+              });
+              const { statusCode, body } = await pool.request({
+                method: 'GET',
+                path: `/catalog/search?${params}`,
+                headers: { authorization: context.authorization },
+              });
+              const json = (await body.json()) as SearchResult;
+              if (statusCode !== 200) throw new Error(`upstream answered ${statusCode}`);
+              found = json.found;
+              facets = asked.map((field) => ({
+                field,
+                values:
+                  json.facet_counts
+                    .find((c) => c.field_name === FACETS[field])
+                    ?.counts.map(({ value, count }) => ({ value, count })) ?? [],
+              }));
+              return json.hits.slice(offset).map((hit) => hit.document);
+            },
+          );
+          return { ...connection, totalCount: found, facets };
+        },
+      },
+      {
+        name: 'ProductSearchConnection',
+        fields: (c) => ({
+          totalCount: c.int({
+            resolve: (r) => (r as unknown as { totalCount: number }).totalCount,
+          }),
+          facets: c.field({
+            type: [FacetRef],
+            resolve: (r) => (r as unknown as { facets: Facet[] }).facets,
+          }),
+        }),
+      },
+      { name: 'ProductSearchEdge' },
     ),
     product: t.field({
       type: ProductRef,

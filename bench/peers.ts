@@ -11,13 +11,15 @@
  *   - hive: Hive Gateway serving a Mesh-composed OpenAPI source (bench/peers/hive, installed
  *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out).
  * For a 25-order page (`id status`), a wide 100-order page (totals, customer, timestamps), a
- * 25-product catalog listing (EUR price, stock) and a product page by slug (breadcrumbs,
- * children; these two not on Hive, whose Mesh source has no catalog form): CPU per request of the serving process (from /proc, over serial requests), serial p50 and p99
+ * 25-product catalog listing (EUR price, stock), a product page by slug (breadcrumbs,
+ * children) and a search page (20 hits, three facets, a price sort: the same data from ours and
+ * the naive gateway, checked before measuring; these three not on Hive, whose Mesh source has
+ * no catalog form): CPU per request of the serving process (from /proc, over serial requests), serial p50 and p99
  * and the p50 added over the direct REST GET, and req/s at 16 connections (autocannon). Rounds
  * are interleaved and every figure is the median of the rounds; ratios are to the naive gateway.
  *
  * Run: npm run bench -- peers [--node 22]   (BENCH_ROUNDS=3, BENCH_SERIAL=1000, BENCH_WARMUP=300,
- * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive, BENCH_PAGES=narrow,product (a comma list of narrow, wide, catalog, product),
+ * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive, BENCH_PAGES=narrow,product (a comma list of narrow, wide, catalog, product, search),
  * BENCH_PAIR_BLOCKS=10: alternating blocks of the orders and product pages on ours, for the product
  * page's ratio, BENCH_PROFILE=dir: write a --cpu-prof of our gateway there, BENCH_BUILT=dist/main.js: run our
  * compiled build instead of the sources, BENCH_RSS_REQUESTS=100000: our RSS over
@@ -49,7 +51,7 @@ const PEERS = (process.env.BENCH_PEERS ?? 'ours,ours+logs,naive,hive').split(','
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface Page {
-  key: 'narrow' | 'wide' | 'catalog' | 'product';
+  key: 'narrow' | 'wide' | 'catalog' | 'product' | 'search';
   name: string;
   size: number;
   /** What occurs once per item of the answer (how a full answer is told from a short one). */
@@ -61,6 +63,8 @@ interface Page {
   query: { relay: string; mesh?: string };
   /** The REST call every gateway makes for it. */
   rest: string;
+  /** Every relay target must answer the same `data` (checked before measuring). */
+  same?: boolean;
 }
 
 const WIDE_FIELDS =
@@ -120,6 +124,25 @@ const ALL_PAGES: Page[] = [
     },
     rest: '/catalog/products?filter=eq(slug,__SLUG__)',
     count: '"breadcrumbs":',
+  },
+  {
+    key: 'search',
+    name: 'search page (20 hits, 3 facets, price sort)',
+    size: 20,
+    // Ours asks the service's POST /catalog/multi-search, the naive gateway GET /catalog/search:
+    // the same search either way, so both answer the same data (checked before measuring).
+    query: {
+      relay:
+        '{ catalog { search(query: "tee", first: 20, sort: PRICE, facets: [{ field: PRODUCT_TYPE }, ' +
+        '{ field: TAGS }, { field: PRICE }]) { totalCount facets { field values { value count } } ' +
+        'edges { node { upstreamId name sku price(currency: "USD") { amount { amount currency ' +
+        'formatted } } } } } } }',
+    },
+    rest:
+      '/catalog/search?q=tee&page=1&per_page=20&sort_by=price.amount:asc&max_facet_values=20' +
+      '&facet_by=meta.product_types,attributes.tags,price.amount',
+    count: '"upstreamId":',
+    same: true,
   },
 ];
 
@@ -280,6 +303,8 @@ async function main(): Promise<void> {
     }
     targets.push({ name: peer, kind, url, child });
   }
+  // The `data` of each `same` page as the first relay target answered it.
+  const answers = new Map<string, string>();
   for (const target of targets) {
     const client = new Client(new URL(target.url).origin);
     const query = ALL_PAGES[0]?.query[target.kind] ?? '';
@@ -295,6 +320,17 @@ async function main(): Promise<void> {
       const count = text.split(page.count).length - 1;
       if (status !== 200 || text.includes('"errors"') || count !== page.size) {
         throw new Error(`${target.name} answered ${page.name} wrongly: ${text.slice(0, 300)}`);
+      }
+      if (page.same && target.kind === 'relay') {
+        const data = JSON.stringify((JSON.parse(text) as { data: unknown }).data);
+        const first = answers.get(page.key);
+        if (first === undefined) answers.set(page.key, data);
+        else if (first !== data) {
+          throw new Error(
+            `${target.name} answered ${page.name} with other data than ${targets[0]?.name}:\n` +
+              `${data.slice(0, 600)}\n${first.slice(0, 600)}`,
+          );
+        }
       }
     }
     await client.close();

@@ -7,7 +7,11 @@
  * (meta.search.categories.lvl1, attributes.tags, extensions.products(specs).brand) and a
  * price sort (price.USD.float_price:asc), 20 hits a page:
  *   - a text query matching about 1% of the products (one of 100 nouns; each request another),
- *   - a match-all query (q=*).
+ *   - a match-all query (q=*),
+ *   - the 1% query in stock only (`filter_by=meta.stock.in_stock:=true`: stock is read live,
+ *     not from the index; one product in ten is sold out),
+ *   - match-all in stock with a sale (a stock decrement over HTTP, not timed) before each
+ *     request, so every search first catches its stock column up.
  * Prints p50/p95/p99 per query, the index build time (search_indexes.duration_ms) and the
  * whole publish, and the load average (figures taken while other work runs are noisy).
  * `BENCH_PRODUCTS` and `BENCH_REQUESTS` override the sizes. Goals on a 2-core machine: p95 ≤
@@ -176,6 +180,8 @@ async function main(): Promise<void> {
   const hierarchy = randomUUID();
   const book = randomUUID();
   const leaves: string[] = [];
+  /** Products with stock to sell in the "a sale before each" scenario. */
+  const stocked: string[] = [];
   db.transaction(() => {
     db.prepare(
       `INSERT INTO pcm_hierarchies (id, store_id, name, created_at, updated_at)
@@ -207,6 +213,10 @@ async function main(): Promise<void> {
       `INSERT INTO pcm_node_products (store_id, node_id, product_id, product_created_at, created_at)
        VALUES (?, ?, ?, ?, ?)`,
     );
+    const stock = db.prepare(
+      `INSERT INTO stock (store_id, product_id, stock_id, total, available, allocated,
+         created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
+    );
     const price = db.prepare(
       `INSERT INTO prices (id, store_id, pricebook_id, sku, currencies, sales, created_at,
          updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -233,6 +243,11 @@ async function main(): Promise<void> {
         created,
       );
       link.run(storeId, leaves[(i * 13) % leaves.length], id, created, created);
+      // One product in ten sold out (of every noun's too); the others 1 to 1,000 units.
+      const tenth = Math.floor(i / NOUNS.length) % 10;
+      const units = tenth === 0 ? 0 : 1 + ((i * 7919) % 1000);
+      stock.run(storeId, id, randomUUID(), units, units, created, created);
+      if (tenth === 1) stocked.push(id);
       const usd = 500 + ((i * 7919) % 40_000);
       const sales =
         i % 8 === 0
@@ -293,12 +308,34 @@ async function main(): Promise<void> {
     const common =
       `facet_by=${encodeURIComponent('meta.search.categories.lvl1,attributes.tags,extensions.products(specs).brand')}` +
       `&sort_by=${encodeURIComponent('price.USD.float_price:asc')}&per_page=${PER_PAGE}`;
-    const scenarios: [string, (i: number) => string][] = [
+    const inStock = `filter_by=${encodeURIComponent('meta.stock.in_stock:=true')}`;
+    /** A sale: one unit of a stocked product (not timed). */
+    const sell = async (i: number) => {
+      const id = stocked[i % stocked.length] as string;
+      const response = await fetch(`${url}/v2/inventories/${id}/transactions`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          data: { type: 'stock-transaction', action: 'decrement', quantity: 1 },
+        }),
+      });
+      if (response.status !== 201) throw new Error(`a sale: HTTP ${response.status}`);
+    };
+    const scenarios: [string, (i: number) => string, ((i: number) => Promise<void>)?][] = [
       [
         '1% text query (q=<noun>)',
         (i) => `${url}/catalog/search?q=${NOUNS[i % NOUNS.length]}&${common}`,
       ],
       ['match-all (q=*)', () => `${url}/catalog/search?q=*&${common}`],
+      [
+        '1% query, in stock',
+        (i) => `${url}/catalog/search?q=${NOUNS[i % NOUNS.length]}&${inStock}&${common}`,
+      ],
+      [
+        'match-all in stock, a sale before each',
+        () => `${url}/catalog/search?q=*&${inStock}&${common}`,
+        sell,
+      ],
     ];
     console.log(
       `${build.documents.toLocaleString('en')} products indexed in ${(build.duration_ms / 1000).toFixed(2)} s ` +
@@ -308,13 +345,14 @@ async function main(): Promise<void> {
     );
     console.log(`load average before measuring: ${loadAverage()}`);
     console.log(
-      `${'query'.padEnd(28)}${'p50 ms'.padStart(9)}${'p95 ms'.padStart(9)}${'p99 ms'.padStart(9)}  found`,
+      `${'query'.padEnd(40)}${'p50 ms'.padStart(9)}${'p95 ms'.padStart(9)}${'p99 ms'.padStart(9)}  found`,
     );
-    for (const [name, target] of scenarios) {
+    for (const [name, target, before] of scenarios) {
       const times: number[] = [];
       let found = 0;
       shown.step(`measuring "${name}": ${WARMUP + REQUESTS} requests`);
       for (let i = 0; i < WARMUP + REQUESTS; i++) {
+        if (before) await before(i);
         const start = performance.now();
         const response = await fetch(target(i), { headers });
         const body = (await response.json()) as {
@@ -331,7 +369,7 @@ async function main(): Promise<void> {
       }
       times.sort((a, b) => a - b);
       console.log(
-        `${name.padEnd(28)}${percentile(times, 50).toFixed(2).padStart(9)}` +
+        `${name.padEnd(40)}${percentile(times, 50).toFixed(2).padStart(9)}` +
           `${percentile(times, 95).toFixed(2).padStart(9)}${percentile(times, 99).toFixed(2).padStart(9)}` +
           `  ${found.toLocaleString('en')}`,
       );

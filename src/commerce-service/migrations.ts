@@ -1545,4 +1545,41 @@ export const migrations: Migration[] = [
       CREATE INDEX currencies_id ON currencies (store_id, id);
     `,
   },
+  {
+    // Catalog Search reads stock live (search/stock-column.ts): stock moves after a release is
+    // published, so it cannot be frozen in the release's index. Each store's stock version goes
+    // up with every stock write, whoever writes it (routes, orders, seeds, a store's deletion),
+    // and the product it moved is logged under that version; a search keeps an in-memory stock
+    // column per release and, when the version moved, re-reads only the logged products (the
+    // last STOCK_CHANGES_KEPT of them; a column further behind is rebuilt whole).
+    id: '0915-search-stock-versions',
+    sql: `
+      CREATE TABLE stock_versions (
+        store_id TEXT PRIMARY KEY REFERENCES stores(id) ON DELETE CASCADE,
+        version INTEGER NOT NULL
+      );
+      CREATE TABLE stock_changes (
+        store_id TEXT NOT NULL REFERENCES stock_versions(store_id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        product_id TEXT NOT NULL,
+        PRIMARY KEY (store_id, version)
+      ) WITHOUT ROWID;
+      ${['INSERT', 'UPDATE OF available', 'DELETE']
+        .map((event) => {
+          const row = event === 'DELETE' ? 'old' : 'new';
+          const name = event.split(' ')[0]?.toLowerCase();
+          return `CREATE TRIGGER stock_version_${name} AFTER ${event} ON stock
+        WHEN EXISTS (SELECT 1 FROM stores WHERE id = ${row}.store_id) BEGIN
+        INSERT INTO stock_versions (store_id, version) VALUES (${row}.store_id, 1)
+          ON CONFLICT (store_id) DO UPDATE SET version = version + 1;
+        INSERT INTO stock_changes (store_id, version, product_id)
+          SELECT store_id, version, ${row}.product_id FROM stock_versions
+          WHERE store_id = ${row}.store_id;
+        DELETE FROM stock_changes WHERE store_id = ${row}.store_id AND version <=
+          (SELECT version FROM stock_versions WHERE store_id = ${row}.store_id) - 1000;
+      END;`;
+        })
+        .join('\n      ')}
+    `,
+  },
 ];

@@ -101,11 +101,12 @@ function pageBlocks(file: string, text: string): { blocks: Block[]; problems: st
 
 /**
  * The pages of docs/ after README.md, in the order their examples run: the storefront's first
- * (its journey writes carts and orders that later pages' reads may count), then the rest as a
- * reader would take them.
+ * (its journey writes carts and orders that later pages' reads may count), the guide to
+ * building one from an empty directory next, then the rest as a reader would take them.
  */
 const PAGES = [
   'docs/storefront.md',
+  'docs/building-a-storefront.md',
   'docs/paging.md',
   'docs/schema.md',
   'docs/errors.md',

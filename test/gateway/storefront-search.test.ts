@@ -156,6 +156,65 @@ describe('catalog search', () => {
     expect(data.catalog.search.nodes.some((n: Json) => /^Tee \d+$/.test(n.name))).toBe(true);
   });
 
+  it('filters and facets by stock, read live: a sale is seen by the next search, as the service sees it', async () => {
+    const STOCKED = `query($f: ProductSearchFilter) { catalog { search(query: "tee", filter: $f,
+        sort: PRICE, first: 20, facets: [{ field: IN_STOCK }, { field: TAGS }]) {
+      totalCount facets { field name values { value count } } nodes { upstreamId } } } }`;
+    const check = async (inStock: boolean) => {
+      const search = (await ok(STOCKED, { f: { inStock } })).catalog.search;
+      const truth = await service({
+        q: 'tee',
+        filter_by: `meta.stock.in_stock:=${inStock}`,
+        facet_by: 'meta.stock.in_stock,attributes.tags',
+        max_facet_values: 20,
+        sort_by: 'price.amount:asc',
+        per_page: 20,
+      });
+      expect(search.totalCount).toBe(truth.found);
+      expect(search.nodes.map((n: Json) => n.upstreamId)).toEqual(
+        truth.hits.map((h: Json) => h.document.id),
+      );
+      expect(facetCounts(search.facets)).toEqual(facetCounts(truth.facet_counts));
+      return search;
+    };
+    const all = (await ok(`{ catalog { search(query: "tee", first: 0) { totalCount } } }`)).catalog
+      .search.totalCount;
+    const inStock = await check(true);
+    const soldOut = await check(false);
+    expect(inStock.totalCount).toBeGreaterThan(0);
+    expect(inStock.totalCount + soldOut.totalCount).toBe(all);
+    expect(facetCounts(inStock.facets)['meta.stock.in_stock']).toEqual({
+      true: inStock.totalCount,
+    });
+    // Sell out the cheapest in-stock tee on the service: the next search leaves it out.
+    const id = inStock.nodes[0].upstreamId as string;
+    const store = await stack.token();
+    const stockCall = (method: string, path: string, body?: unknown) =>
+      fetch(`${stack.serviceUrl}/v2/inventories/${id}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${store}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const current = await stockCall('GET', '');
+    const available =
+      current.status === 200 ? ((await current.json()) as Json).data.available : undefined;
+    const move = (action: string, quantity: number) =>
+      stockCall('POST', '/transactions', { data: { type: 'stock-transaction', action, quantity } });
+    if (available === undefined) {
+      expect((await stockCall('POST', '', { data: { quantity: 0 } })).status).toBe(201);
+    } else expect((await move('decrement', available)).status).toBe(201);
+    try {
+      const after = await check(true);
+      expect(after.totalCount).toBe(inStock.totalCount - 1);
+      expect(after.nodes.map((n: Json) => n.upstreamId)).not.toContain(id);
+      expect((await check(false)).totalCount).toBe(soldOut.totalCount + 1);
+    } finally {
+      if (available === undefined) await stockCall('DELETE', '');
+      else await move('increment', available);
+    }
+    expect((await check(true)).totalCount).toBe(inStock.totalCount);
+  });
+
   it('judges bad input before any upstream call, with clear BAD_USER_INPUT errors', async () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       [SEARCH, { filter: { price: { min: 500, max: 100 } } }, /min is above max/],
@@ -271,6 +330,9 @@ describe('the product page', () => {
     expect(response.headers.get('content-type')).toMatch(/^image\/png/);
     const bytes = new Uint8Array(await response.arrayBuffer());
     expect([...bytes.slice(1, 4)].map((b) => String.fromCharCode(b)).join('')).toBe('PNG');
+    // A product page that selects only `images` gets them too (the lookup includes them).
+    const page = await ok(`{ catalog { product(sku: "TEE-001") { images { url } } } }`);
+    expect(page.catalog.product.images.length).toBeGreaterThan(0);
   });
 });
 

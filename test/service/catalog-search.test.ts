@@ -330,6 +330,88 @@ describe('bad parameters: a 400 naming each', () => {
   });
 });
 
+describe('stock, read live (meta.stock.in_stock, meta.stock.available)', () => {
+  const STOCK = '/v2/inventories';
+  const move = async (id: string, action: string, quantity: number) => {
+    const result = await service.call('POST', `${STOCK}/${id}/transactions`, {
+      json: { data: { type: 'stock-transaction', action, quantity } },
+    });
+    expect(result.status).toBe(201);
+  };
+  const inStockMugs = async (filter_by = 'meta.stock.in_stock:=true') =>
+    (
+      await search({
+        q: 'mug',
+        filter_by,
+        facet_by: 'meta.stock.in_stock,attributes.tags',
+        per_page: 100,
+      })
+    ).body;
+
+  it('sees every stock change made after the release was published, with exact counts', async () => {
+    const [first, second, third] = fx.mugs as [string, string, string];
+    // No stock managed: every product can be bought, so every mug is in stock.
+    const none = await inStockMugs();
+    expect(none.found).toBe(MUGS);
+    expect(none.facet_counts[0].counts).toEqual([
+      { value: 'true', count: MUGS, highlighted: 'true' },
+    ]);
+    for (const [id, quantity] of [
+      [first, 0],
+      [second, 5],
+      [third, 2],
+    ] as const) {
+      expect(
+        (await service.call('POST', `${STOCK}/${id}`, { json: { data: { quantity } } })).status,
+      ).toBe(201);
+    }
+    const after = await inStockMugs();
+    expect(after.found).toBe(MUGS - 1);
+    expect(after.hits.map((h: any) => h.document.id)).not.toContain(first);
+    // Facets count the filtered hits: only in-stock ones, tags over the same 29.
+    expect(after.facet_counts[0].counts).toEqual([
+      { value: 'true', count: MUGS - 1, highlighted: 'true' },
+    ]);
+    const tagTotal = after.facet_counts[1].counts.reduce((n: number, c: any) => n + c.count, 0);
+    expect(tagTotal).toBe(MUGS - 1);
+    // Unfiltered, the facet tells both sides.
+    const all = await inStockMugs('attributes.tags:=[odd, even]');
+    expect(all.found).toBe(MUGS);
+    expect(all.facet_counts[0].counts).toEqual([
+      { value: 'true', count: MUGS - 1, highlighted: 'true' },
+      { value: 'false', count: 1, highlighted: 'false' },
+    ]);
+    // The next search sees each movement: sell out the second, restock the first.
+    await move(second, 'decrement', 5);
+    expect((await inStockMugs()).found).toBe(MUGS - 2);
+    await move(first, 'increment', 3);
+    const restocked = await inStockMugs();
+    expect(restocked.found).toBe(MUGS - 1);
+    expect(restocked.hits.map((h: any) => h.document.id)).toContain(first);
+    // Available units filter, facet and sort as numbers; unmanaged stock has no number.
+    const counted = (
+      await search({
+        q: 'mug',
+        filter_by: 'meta.stock.available:>0',
+        sort_by: 'meta.stock.available:desc',
+        facet_by: 'meta.stock.available',
+      })
+    ).body;
+    expect(counted.hits.map((h: any) => h.document.id)).toEqual([first, third]);
+    expect(counted.facet_counts[0].stats).toMatchObject({ min: 2, max: 3, total_values: 2 });
+    // Stock no longer managed: the product can be bought again.
+    expect((await service.call('DELETE', `${STOCK}/${second}`)).status).toBe(204);
+    expect((await inStockMugs()).found).toBe(MUGS);
+    expect((await inStockMugs('meta.stock.in_stock:=false')).found).toBe(0);
+  });
+
+  it('refuses a stock filter it cannot read, naming filter_by', async () => {
+    const result = await search({ q: 'mug', filter_by: 'meta.stock.available:>many' });
+    expect(result.status).toBe(400);
+    expect(errorOf(result).source).toBe('filter_by');
+  });
+});
+
 // Last: it moves the service's clock a month on (and tokens expire on the way).
 describe('the price of the moment', () => {
   it('filters and sorts by the price of the moment: a scheduled sale starts and ends on time', async () => {

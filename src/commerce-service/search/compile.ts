@@ -10,6 +10,7 @@ import { currencyDecimals } from '../money.ts';
 import { type FieldRef, resolveField } from './fields.ts';
 import { type FilterNode, type FilterValue, invalidFilter } from './filter.ts';
 import { amountsIn, type ReleaseIndex, type StringColumn } from './release-index.ts';
+import { STOCK_AVAILABLE, STOCK_IN_STOCK, type StockColumns } from './stock-column.ts';
 
 export type Predicate = (doc: number) => boolean;
 
@@ -18,6 +19,8 @@ export interface QueryContext {
   /** The request's display currency (X-Moltin-Currency, default USD). */
   currency: string;
   now: number;
+  /** The store's stock now, read only when a request names a stock field. */
+  stock: () => StockColumns;
 }
 
 /** A numeric view of a field: its value per doc (NaN when absent) and how to show one. */
@@ -37,7 +40,7 @@ const words = (text: string) =>
 export function unknownField(source: string, name: string, title?: string): ApiError {
   return new ApiError(
     400,
-    `${source}: the index has no field "${name.slice(0, 200)}" (fields: attributes.name, attributes.sku, attributes.slug, attributes.tags, meta.search.nodes.name, meta.search.categories.lvl0…lvl4, price.<CUR>.float_price, created_at, attributes.extensions.products(<template>).<field>, …).`,
+    `${source}: the index has no field "${name.slice(0, 200)}" (fields: attributes.name, attributes.sku, attributes.slug, attributes.tags, meta.search.nodes.name, meta.search.categories.lvl0…lvl4, price.<CUR>.float_price, created_at, meta.stock.in_stock, meta.stock.available, attributes.extensions.products(<template>).<field>, …).`,
     { source, ...(title ? { title } : {}) },
   );
 }
@@ -54,6 +57,16 @@ export function fieldOf(
   return ref;
 }
 
+/** The values of a string field: the release's column, or the live stock one. */
+export function stringColumn(
+  index: ReleaseIndex,
+  name: string,
+  context: QueryContext,
+): StringColumn {
+  if (name === STOCK_IN_STOCK) return context.stock().inStock;
+  return index.strings.get(name) as StringColumn;
+}
+
 /** The numbers of a numeric field (a price, a date, a numeric custom field). */
 export function numericColumn(
   index: ReleaseIndex,
@@ -65,7 +78,10 @@ export function numericColumn(
     return literal.trim() !== '' && Number.isFinite(n) ? n : undefined;
   };
   if (ref.kind === 'number') {
-    const values = index.numbers.get(ref.name) as Float64Array;
+    const values =
+      ref.name === STOCK_AVAILABLE
+        ? context.stock().available
+        : (index.numbers.get(ref.name) as Float64Array);
     return { values, read: number, show: (v) => String(v) };
   }
   if (ref.kind === 'date') {
@@ -169,7 +185,7 @@ function compileClause(
       matches = (doc) => docs.has(doc);
     } else {
       matches = stringMatcher(
-        index.strings.get(ref.name) as StringColumn,
+        stringColumn(index, ref.name, context),
         node.values,
         node.exact,
         source,

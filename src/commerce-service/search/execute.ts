@@ -13,9 +13,10 @@ import {
   numericColumn,
   type Predicate,
   type QueryContext,
+  stringColumn,
 } from './compile.ts';
 import type { SearchParams } from './params.ts';
-import { type ReleaseIndex, ranksOf, type StringColumn } from './release-index.ts';
+import { type ReleaseIndex, ranksOf } from './release-index.ts';
 import { matchText, queryWords } from './text.ts';
 
 export interface FacetCount {
@@ -64,7 +65,7 @@ function keysFor(
       });
     }
     if (ref.kind === 'string') {
-      const column = index.strings.get(ref.name) as StringColumn;
+      const column = stringColumn(index, ref.name, context);
       const ranks = ranksOf(column);
       return (doc) => {
         const start = column.offsets[doc] as number;
@@ -150,7 +151,7 @@ function facetCounts(
     let counted: { value: string; count: number }[] = [];
     const stats: Record<string, number> = {};
     if (ref.kind === 'string') {
-      const column = index.strings.get(ref.name) as StringColumn;
+      const column = stringColumn(index, ref.name, context);
       const counts = new Int32Array(column.values.length);
       for (const doc of hits) {
         for (let j = column.offsets[doc] as number; j < (column.offsets[doc + 1] as number); j++) {

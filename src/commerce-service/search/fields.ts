@@ -10,7 +10,8 @@
  * `extensions.…`, as production's indexable fields spell them), prices
  * (`price.<CUR>.amount|float_price`; `price.amount|float_price` and
  * `meta.display_price.with_tax|without_tax.amount|float_price` are the request's display
- * currency), `created_at` and `updated_at` (seconds since the epoch). A short form without
+ * currency), `created_at` and `updated_at` (seconds since the epoch), and the live stock
+ * fields `meta.stock.available` and `meta.stock.in_stock` (stock-column.ts). A short form without
  * `attributes.` (`name`, `sku`, `tags`, …) is the same field.
  *
  * Production indexes only the extension fields an indexable-fields resource names; here every
@@ -18,6 +19,7 @@
  * numbers): there is no indexable-fields resource to configure.
  */
 import type { ReleaseProductRow } from '../catalogs/views.ts';
+import { STOCK_ALIASES, STOCK_AVAILABLE, STOCK_IN_STOCK } from './stock-column.ts';
 
 /** Hierarchical category levels the index keeps (lvl0 is the hierarchy). */
 export const CATEGORY_LEVELS = 5;
@@ -82,9 +84,12 @@ export function resolveField(
     const unit = (price[2] ?? price[3]) as 'amount' | 'float_price';
     return { kind: 'price', currency: price[1]?.toUpperCase(), unit };
   }
-  let name = ALIASES[raw] ?? raw;
+  let name = ALIASES[raw] ?? STOCK_ALIASES[raw] ?? raw;
   if (name.startsWith('attributes.extensions.')) name = name.slice('attributes.'.length);
   if (name === 'created_at' || name === 'updated_at') return { kind: 'date', name };
+  // Stock is read live (stock-column.ts), not from the release's frozen columns.
+  if (name === STOCK_IN_STOCK) return { kind: 'string', name };
+  if (name === STOCK_AVAILABLE) return { kind: 'number', name };
   if (known.strings.has(name)) return { kind: 'string', name };
   if (known.numbers.has(name)) return { kind: 'number', name };
   return undefined;

@@ -29,6 +29,7 @@ import {
   type SearchParams,
 } from './params.ts';
 import { type ReleaseIndex, releaseIndex } from './release-index.ts';
+import { type StockColumns, stockColumns } from './stock-column.ts';
 
 /** Searches one multi-search may hold. */
 export const MAX_SEARCHES = 10;
@@ -238,7 +239,16 @@ function run(
   return ctx.db.transaction(() => {
     const release = releaseOf();
     const index = indexOf(ctx, release);
-    const context: QueryContext = { currency: displayCurrency(request), now: ctx.clock() };
+    let stock: StockColumns | undefined;
+    const context: QueryContext = {
+      currency: displayCurrency(request),
+      now: ctx.clock(),
+      // Read once per request, and only when a search names a stock field.
+      stock: () => {
+        stock ??= stockColumns(ctx.db, index, release.store_id);
+        return stock;
+      },
+    };
     const answers = searches.map(({ params, prefix }) => {
       const started = performance.now();
       const outcome = executeSearch(ctx.db, index, params, context, prefix);

@@ -27,7 +27,8 @@ export type FacetField =
   | 'PRICE'
   | 'NODE'
   | 'CATEGORY'
-  | 'ATTRIBUTE';
+  | 'ATTRIBUTE'
+  | 'IN_STOCK';
 
 export interface FacetRequest {
   field: FacetField;
@@ -45,6 +46,7 @@ export interface SearchFilterInput {
   productType?: readonly string[] | null;
   commodityType?: string | null;
   attributes?: readonly { key: string; values: readonly string[] }[] | null;
+  inStock?: boolean | null;
 }
 
 const fail = (message: string, field: string) => new BadUserInputError(message, { field });
@@ -133,6 +135,8 @@ export function filterClauses(filter: SearchFilterInput | null | undefined): str
     }
     clauses.push(`attributes.commodity_type:=${filter.commodityType}`);
   }
+  // Stock is the service's live field (not frozen at publish): the next search sees a sale.
+  if (filter.inStock != null) clauses.push(`meta.stock.in_stock:=${String(filter.inStock)}`);
   const attributes = filter.attributes ?? [];
   if (attributes.length > 10) throw fail('filter.attributes: at most 10', 'filter.attributes');
   for (const attribute of attributes) {
@@ -163,6 +167,8 @@ export function facetField(facet: FacetRequest, index: number): string {
       }
       return `meta.search.categories.lvl${level}`;
     }
+    case 'IN_STOCK':
+      return 'meta.stock.in_stock';
     case 'ATTRIBUTE':
       if (facet.attribute == null) throw fail(`${field}.attribute: name template.field`, field);
       return attributeField(facet.attribute, `${field}.attribute`);

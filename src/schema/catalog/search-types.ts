@@ -65,6 +65,11 @@ export const FacetFieldRef = builder.enumType('ProductSearchFacetField', {
         '`filter.category`.',
     },
     ATTRIBUTE: { description: 'A custom attribute (`attribute: "template.field"`).' },
+    IN_STOCK: {
+      description:
+        '`true` (can be bought now: units available, or stock not managed) or `false` (sold ' +
+        'out), read live; pass a value to `filter.inStock`.',
+    },
   } as const,
 });
 
@@ -120,6 +125,12 @@ export const FilterInput = builder.inputType('ProductSearchFilter', {
       type: [AttributeFilterInput],
       required: false,
       description: 'Custom attributes (up to 10), each equal to one of its values.',
+    }),
+    inStock: t.boolean({
+      required: false,
+      description:
+        'true: only products that can be bought now (units available, or stock not managed); ' +
+        'false: only sold-out ones. Read live: a stock change is seen by the next search.',
     }),
   }),
 });

@@ -28,7 +28,8 @@ function selectsImages(info: GraphQLResolveInfo): boolean {
     if (set === undefined || depth > 8) return false;
     return set.selections.some((selection) => {
       if (selection.kind === Kind.FIELD) {
-        return selection.name.value === 'mainImage' || selection.name.value === 'files';
+        const name = selection.name.value;
+        return name === 'mainImage' || name === 'images' || name === 'files';
       }
       if (selection.kind === Kind.INLINE_FRAGMENT) return visit(selection.selectionSet, depth + 1);
       const fragment = info.fragments[selection.name.value];
