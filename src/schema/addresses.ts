@@ -9,6 +9,7 @@
  */
 import { expectList, expectResource, type JsonObject } from '../upstream/client.ts';
 import { BadUserInputError, NotFoundError } from '../upstream/errors.ts';
+import { listQuery } from '../upstream/paging/query.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { Accounts } from './account.ts';
 import { builder } from './builder.ts';
@@ -104,10 +105,7 @@ export async function fetchAddresses(
   const addresses: AddressShape[] = [];
   for (let offset = 0; offset < MAX_BOOK; offset += PAGE) {
     const list = expectList(
-      await context.get([kind, id, 'addresses'], {
-        'page[limit]': String(PAGE),
-        'page[offset]': String(offset),
-      }),
+      await context.get([kind, id, 'addresses'], listQuery({ limit: PAGE, offset })),
     );
     addresses.push(...list.data.map(readAddress));
     if (list.data.length < PAGE) break;
