@@ -92,7 +92,7 @@ describe('a shopper walks the storefront, search to order', () => {
     // Tee 1..20, their 120 Size × Colour children and the Tee Starter Kit.
     expect(types).toEqual({ child: 120, parent: 20, bundle: 1 });
     expect(all.totalCount).toBe(141);
-    expect(Object.keys(counts(all, 'TAGS')).length).toBeGreaterThan(0);
+    for (const count of Object.values(counts(all, 'TAGS'))) expect(count).toBeLessThan(141);
     expect(all.nodes).toHaveLength(24);
     const page = prices(all.nodes);
     expect(page).toEqual([...page].sort((a, b) => a - b));
@@ -158,11 +158,11 @@ describe('a shopper walks the storefront, search to order', () => {
   });
 
   it('5. adds the picked child and the configured kit in one addCartItems', async () => {
-    cartId = (
-      await shop(
-        'mutation { createCart(input: { name: "Walk" }) { cart { upstreamId } userErrors { code } } }',
-      )
-    ).createCart.cart.upstreamId;
+    const created = await shop(
+      'mutation { createCart(input: { name: "Walk" }) { cart { upstreamId } userErrors { code } } }',
+    );
+    expect(created.createCart.userErrors).toEqual([]);
+    cartId = created.createCart.cart.upstreamId;
     const data = await shop(
       `mutation($input: AddCartItemsInput!) { addCartItems(input: $input) {
         cart { currency items { name sku quantity productId
@@ -207,16 +207,10 @@ describe('a shopper walks the storefront, search to order', () => {
 
   it('7. signs up and adds a home address to the new account', async () => {
     const signUp = await shop(
-      `mutation($input: SignUpAccountMemberInput!) { signUpAccountMember(input: $input) {
+      `mutation($profile: ID!) { signUpAccountMember(input: { email: "walker@example.com",
+          password: "walker-password", name: "Wendy Walker", passwordProfileId: $profile }) {
         accountMemberId tokens { accountId accountName token } userErrors { code field message } } }`,
-      {
-        input: {
-          email: 'walker@example.com',
-          password: 'walker-password',
-          name: 'Wendy Walker',
-          passwordProfileId: profileId,
-        },
-      },
+      { profile: profileId },
     );
     expect(signUp.signUpAccountMember.userErrors).toEqual([]);
     expect(signUp.signUpAccountMember.tokens).toHaveLength(1);
@@ -226,21 +220,11 @@ describe('a shopper walks the storefront, search to order', () => {
     member = { [ACCOUNT_HEADER]: token.token };
 
     const created = await shop(
-      `mutation($input: CreateAddressInput!) { createAddress(input: $input) {
+      `mutation($accountId: ID!) { createAddress(input: { accountId: $accountId, name: "Home",
+          firstName: "Wendy", lastName: "Walker", line1: "7 Orchard Lane", city: "Portland",
+          region: "OR", postcode: "97201", country: "us" }) {
         address { upstreamId name line1 country } userErrors { code field message } } }`,
-      {
-        input: {
-          accountId,
-          name: 'Home',
-          firstName: 'Wendy',
-          lastName: 'Walker',
-          line1: '7 Orchard Lane',
-          city: 'Portland',
-          region: 'OR',
-          postcode: '97201',
-          country: 'us',
-        },
-      },
+      { accountId },
       member,
     );
     expect(created.createAddress.userErrors).toEqual([]);
@@ -260,7 +244,7 @@ describe('a shopper walks the storefront, search to order', () => {
   it('8. checks the cart out with the home address, as the member', async () => {
     const data = await shop(
       `mutation($input: CheckoutCartInput!) { checkoutCart(input: $input) {
-        order { upstreamId accountId status items { sku quantity } }
+        order { upstreamId accountId status }
         userErrors { code field message } } }`,
       { input: { cartId, billingAddressId: homeId } },
       member,
@@ -278,7 +262,7 @@ describe('a shopper walks the storefront, search to order', () => {
       { id: orderId },
       member,
     );
-    const { order } = data;
+    const order = data.order;
     expect(order).toMatchObject({
       upstreamId: orderId,
       accountId,
