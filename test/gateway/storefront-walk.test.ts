@@ -80,6 +80,8 @@ describe('a shopper walks the storefront, search to order', () => {
   let child: Json;
   let kitId: string;
   let kitChoice: Json[];
+  /** What the kit costs as picked (a tee and two of an extra), in cents. */
+  let kitPrice: number;
   let cartId: string;
   let member: Record<string, string>;
   let accountId: string;
@@ -120,7 +122,8 @@ describe('a shopper walks the storefront, search to order', () => {
       `query($slug: String!, $picked: [SelectedOptionInput!]!) { catalog { product(slug: $slug) {
         upstreamId name options { name values } variants(first: 10) { totalCount }
         variantBySelectedOptions(selectedOptions: $picked) {
-          upstreamId name sku parentId selectedOptions { name value } mainImage { url } } } } }`,
+          upstreamId name sku parentId selectedOptions { name value } mainImage { url }
+          price(currency: "USD") { amount { amount } } } } } }`,
       { slug: tee.slug, picked: PICKED },
     );
     const page = data.catalog.product;
@@ -138,7 +141,7 @@ describe('a shopper walks the storefront, search to order', () => {
   it('4. opens the Tee Starter Kit and picks its options', async () => {
     const data = await shop(`{ catalog { product(slug: "tee-starter-kit") {
       upstreamId name productType components { key name min max
-        options { productId isDefault min max product { name sku } } } } } }`);
+        options { productId isDefault min max product { name sku price(currency: "USD") { amount { amount } } } } } } } }`);
     const kit = data.catalog.product;
     expect(kit.productType).toBe('bundle');
     kitId = kit.upstreamId;
@@ -155,6 +158,8 @@ describe('a shopper walks the storefront, search to order', () => {
       { componentKey: 'tee', productId: shirt.productId, quantity: 1 },
       { componentKey: 'extras', productId: extra.productId, quantity: 2 },
     ];
+    // The kit has no price of its own: it costs what the shopper picks.
+    kitPrice = shirt.product.price.amount.amount + 2 * extra.product.price.amount.amount;
   });
 
   it('5. adds the picked child and the configured kit in one addCartItems', async () => {
@@ -165,7 +170,7 @@ describe('a shopper walks the storefront, search to order', () => {
     cartId = created.createCart.cart.upstreamId;
     const data = await shop(
       `mutation($input: AddCartItemsInput!) { addCartItems(input: $input) {
-        cart { currency items { name sku quantity productId
+        cart { currency items { name sku quantity productId unitPrice { withTax { amount } }
           product { name selectedOptions { name value } mainImage { url } }
           bundleConfiguration { selectedOptions { componentKey productId quantity } } } }
         userErrors { code field message } } }`,
@@ -195,6 +200,7 @@ describe('a shopper walks the storefront, search to order', () => {
       quantity: 1,
       product: { name: 'Tee Starter Kit' },
       bundleConfiguration: { selectedOptions: kitChoice },
+      unitPrice: { withTax: { amount: kitPrice } },
     });
     for (const item of items) expect(item.product.mainImage.url).toMatch(/\.png$/);
   });
@@ -256,7 +262,7 @@ describe('a shopper walks the storefront, search to order', () => {
 
   it('9. reads the order: its lines name the child and the kit, with their products', async () => {
     const data = await shop(
-      `query($id: ID!) { order(id: $id) { upstreamId accountId customerEmail
+      `query($id: ID!) { order(id: $id) { upstreamId accountId customerEmail total { amount }
         items { name sku quantity productId product { name productType mainImage { url } }
           bundleConfiguration { selectedOptions { componentKey productId quantity } } } } }`,
       { id: orderId },
@@ -268,6 +274,8 @@ describe('a shopper walks the storefront, search to order', () => {
       accountId,
       customerEmail: 'walker@example.com',
     });
+    // What was in the cart is what the order charges: the tee and the kit as picked.
+    expect(order.total.amount).toBe(child.price.amount.amount + kitPrice);
     const line = (id: string): Json => order.items.find((i: Json) => i.productId === id);
     expect(order.items).toHaveLength(2);
     expect(line(child.upstreamId)).toMatchObject({
