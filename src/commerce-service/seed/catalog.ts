@@ -18,6 +18,7 @@ import { uuidFromBytes } from '../ids.ts';
 import { buildChildren } from '../pcm/build.ts';
 import type { ProductRow } from '../pcm/products.ts';
 import { seedBundles } from './bundles.ts';
+import { seedMugs } from './mugs.ts';
 import { createRandom, iso, SEED_EPOCH } from './random.ts';
 
 export interface CatalogSeedOptions {
@@ -271,6 +272,7 @@ export function seedCatalog(
   }
 
   summary.products += seedBundles(db, storeId, retail);
+  summary.products += seedMugs(db, storeId, retail, mobileBook);
 
   // Catalogs: Storefront (the oldest, so the default) and Mobile (the "mobile" channel's rule).
   const catalog = (name: string, hierarchies: string[], books: unknown[]): CatalogRow => {
