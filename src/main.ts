@@ -22,6 +22,7 @@ import { metricsListener } from './gateway/metrics.ts';
 import { loadPersistedDocuments } from './gateway/persisted-documents.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
 import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
+import { connectRedis, type RedisConnection } from './redis/connection.ts';
 import { schema as baseSchema } from './schema/index.ts';
 import { createUpstream } from './upstream/index.ts';
 
@@ -40,6 +41,24 @@ async function main(): Promise<void> {
   // Read before anything starts: a manifest that cannot be used stops startup with the reason.
   const persistedDocuments = loadPersistedDocuments(config.persistedDocumentsPath);
   const started = Date.now();
+  // The embedded service's request lines go out as the gateway's own JSON lines.
+  const serviceLog = createLogger({ level: config.logging.level });
+  // REDIS_URL: what replicas share. A Redis that does not answer stops startup here, naming
+  // REDIS_URL; one lost later degrades each use on its own terms (src/redis/connection.ts).
+  let redis: RedisConnection | undefined;
+  if (config.redis.url !== undefined) {
+    redis = await connectRedis(config.redis.url, {
+      timeoutMs: config.redis.timeoutMs,
+      onStateChange: (up, detail) =>
+        serviceLog.log(
+          up ? 'info' : 'warn',
+          up ? 'Redis answers again' : `Redis connection lost: ${detail}`,
+          {},
+        ),
+    });
+  }
+  const onSharedStateChange = (degraded: boolean, detail: string) =>
+    serviceLog.log(degraded ? 'warn' : 'info', detail, {});
 
   let upstreamUrl = config.upstream.url;
   let service: Awaited<ReturnType<typeof createCommerceService>> | undefined;
@@ -48,8 +67,6 @@ async function main(): Promise<void> {
   let demoToken: string | undefined;
   let storefrontToken: string | undefined;
   let serviceTls: DevelopmentCertificate | undefined;
-  // The embedded service's request lines go out as the gateway's own JSON lines.
-  const serviceLog = createLogger({ level: config.logging.level });
   if (upstreamUrl === undefined) {
     const { dbPath, clients, seed, port, signInLimits } = serviceConfig;
     if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
@@ -81,6 +98,8 @@ async function main(): Promise<void> {
     ...config.upstream,
     url: upstreamUrl,
     pool: { ...config.upstream.pool, ...(serviceTls ? { ca: serviceTls.ca } : {}) },
+    rateLimit: config.limits.upstreamRate,
+    ...(redis ? { redis, onSharedStateChange } : {}),
   });
   const demo = service ? serviceConfig.clients[0] : undefined;
   if (demo) {
@@ -134,6 +153,9 @@ async function main(): Promise<void> {
       storefront: () => storefrontToken,
     }),
     persistedDocuments,
+    callerRateLimit: config.limits.callerRate,
+    callerRateBurst: config.limits.callerBurst,
+    ...(redis ? { redis } : {}),
     logger: config.logging.requests ? logger : undefined,
     health,
     ...(schemaSource ? { schemaSource } : {}),
@@ -179,6 +201,14 @@ async function main(): Promise<void> {
       : `  GraphiQL / endpoint: ${endpoint}`,
   );
   console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
+  if (redis)
+    console.log(`  shared through Redis: ${redis.address} (events, catalog reads, limits)`);
+  const { callerRate, callerBurst, upstreamRate } = config.limits;
+  if (callerRate > 0)
+    console.log(
+      `  per-caller limit:    ${callerRate} requests/s, ${callerBurst || callerRate} at once`,
+    );
+  if (upstreamRate > 0) console.log(`  per-store pacing:    ${upstreamRate} upstream calls/s`);
   if (serviceTls)
     console.log(`  its TLS authority:   ${serviceTls.caPath} (trust it once: NODE_EXTRA_CA_CERTS)`);
   if (config.tracing)
@@ -224,6 +254,7 @@ async function main(): Promise<void> {
       await tracing?.shutdown();
       await schemaSource?.close();
       await upstream.close();
+      await redis?.close();
       await service?.close();
     },
     log: (msg, fields) => logger.log('info', msg, fields),

@@ -33,6 +33,13 @@ import { DEFAULT_RESILIENCE_OPTIONS, type ResilienceConfig } from '../upstream/r
 import { DEFAULT_OPERATION_DEADLINE_MS } from '../upstream/session.ts';
 import { ConfigError, type Env } from './errors.ts';
 import {
+  type LimitsConfig,
+  limitsFromEnv,
+  type RedisConfig,
+  redisFromEnv,
+  SHARED_STATE_VARIABLES,
+} from './shared-state.ts';
+import {
   parseBool,
   parseCatalogCacheSeconds,
   parseCorsOrigins,
@@ -45,7 +52,15 @@ import {
   SAMPLERS,
 } from './values.ts';
 
-export { ConfigError, type Env, parseCorsOrigins, parseForwardHeaders, type TracingConfig };
+export {
+  ConfigError,
+  type Env,
+  type LimitsConfig,
+  parseCorsOrigins,
+  parseForwardHeaders,
+  type RedisConfig,
+  type TracingConfig,
+};
 
 /** The port of the gateway when `PORT` is unset. */
 export const DEFAULT_PORT = 4000;
@@ -113,6 +128,7 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'OTEL_TRACES_SAMPLER',
   'OTEL_TRACES_SAMPLER_ARG',
   'TRACE_GRAPHQL_DOCUMENT',
+  ...SHARED_STATE_VARIABLES,
 ];
 
 /** Where `npm start` listens (src/main.ts), and how it drains. */
@@ -219,6 +235,10 @@ export interface Config {
   persistedDocumentsPath: string | undefined;
   /** OpenTelemetry traces (docs/operations.md "Traces"); undefined: off. From the `OTEL_*` variables. */
   tracing: TracingConfig | undefined;
+  /** What replicas share through Redis (`REDIS_URL`, `REDIS_TIMEOUT_MS`). */
+  redis: RedisConfig;
+  /** The per-caller limit and the per-store shaper (`CALLER_RATE_*`, `UPSTREAM_RATE_LIMIT`). */
+  limits: LimitsConfig;
 }
 
 /** Configuration of `npm start`'s gateway. */
@@ -304,6 +324,8 @@ export function loadConfig(env: Env = process.env): Config {
     typedSchema: typedSchemaFromEnv(env),
     persistedDocumentsPath: env.PERSISTED_DOCUMENTS || undefined,
     tracing: tracingFromEnv(env),
+    redis: redisFromEnv(env),
+    limits: limitsFromEnv(env),
   };
 }
 
