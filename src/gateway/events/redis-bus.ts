@@ -1,0 +1,242 @@
+/**
+ * The event bus over one Redis stream (`commerce-gateway:events`), for replicas (REDIS_URL):
+ * an event published by any replica reaches the subscribers of every replica, in one order,
+ * with the stream's own ids (`<ms>-<seq>`, Redis's clock), so a client that reconnects to
+ * another replica with the `Last-Event-ID` it last saw is given everything after it.
+ *
+ * - publish: XADD in a Lua script that also trims what is older than the replay window
+ *   (`MINID ~ now - windowMs` on Redis's clock): the stream holds the window, and no more.
+ * - live: one reader per replica, XREAD BLOCK on a connection of its own, fans each event out
+ *   to this replica's subscribers; after a lost connection it reads on from the last id it saw,
+ *   so nothing published meanwhile is skipped (while it is in the window).
+ * - replay: XRANGE after the client's id, in pages, then the live events past the last replayed
+ *   one (a subscriber listens before it replays, so nothing falls between the two).
+ *
+ * A subscriber that falls more than MAX_BEHIND events behind is ended (its client reconnects
+ * with its last id and is replayed the rest) rather than held in memory without bound.
+ */
+import type { Redis } from 'ioredis';
+import { REDIS_PREFIX, type RedisConnection } from '../../redis/connection.ts';
+import type { EventBus, StoreEvent, SubscribeOptions } from './bus.ts';
+
+/** How long events are kept for a reconnecting client by default, ms: five minutes. */
+export const DEFAULT_REPLAY_WINDOW_MS = 5 * 60_000;
+/** The stream of the store's events. */
+export const EVENT_STREAM_KEY = `${REDIS_PREFIX}events`;
+/** Events one subscriber may have waiting before it is ended. */
+export const MAX_BEHIND = 1_000;
+/** The largest event stored, bytes of JSON: ids only, so far less in practice. */
+const MAX_EVENT_BYTES = 16 * 1024;
+const BLOCK_MS = 5_000;
+const PAGE = 200;
+
+const PUBLISH_SCRIPT = `
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local oldest = now - tonumber(ARGV[1])
+if oldest < 0 then oldest = 0 end
+return redis.call('XADD', KEYS[1], 'MINID', '~', tostring(oldest), '*', 'e', ARGV[2])
+`;
+
+export interface RedisBusOptions {
+  redis: RedisConnection;
+  /** How long events are kept for replay, ms. Default DEFAULT_REPLAY_WINDOW_MS. */
+  windowMs?: number;
+  /** The stream's key. Default EVENT_STREAM_KEY (tests give their own). */
+  key?: string;
+  /** Told when the reader loses Redis and when it reads again. */
+  onReaderState?: (reading: boolean, detail: string) => void;
+}
+
+const ID = /^(\d{1,15})-(\d{1,15})$/;
+
+/** Whether `a` comes after `b` (both `<ms>-<seq>`). */
+function isAfter(a: string, b: string): boolean {
+  const [, am = '0', as = '0'] = ID.exec(a) ?? [];
+  const [, bm = '0', bs = '0'] = ID.exec(b) ?? [];
+  const ams = Number(am);
+  const bms = Number(bm);
+  return ams !== bms ? ams > bms : Number(as) > Number(bs);
+}
+
+type Entry = [id: string, fields: string[]];
+
+function toEvent([id, fields]: Entry): StoreEvent | undefined {
+  const at = fields.indexOf('e');
+  const text = at === -1 ? undefined : fields[at + 1];
+  if (text === undefined) return undefined;
+  try {
+    const body = JSON.parse(text) as Omit<StoreEvent, 'id'>;
+    return { ...body, id };
+  } catch {
+    return undefined;
+  }
+}
+
+interface Subscriber {
+  deliver(event: StoreEvent): void;
+  end(): void;
+}
+
+export function createRedisBus(options: RedisBusOptions): EventBus {
+  const { redis } = options;
+  const client = redis.client;
+  const windowMs = options.windowMs ?? DEFAULT_REPLAY_WINDOW_MS;
+  const key = options.key ?? EVENT_STREAM_KEY;
+  const subscribers = new Set<Subscriber>();
+  let reader: Redis | undefined;
+  let readerStarted: Promise<void> | undefined;
+  let closed = false;
+
+  /** The reader's loop: XREAD BLOCK from the last id seen, fanning out what it reads. */
+  const startReader = (): Promise<void> => {
+    readerStarted ??= (async () => {
+      reader = redis.blocking('commerce-gateway-events', BLOCK_MS);
+      // Live from the stream's current end: a subscriber wanting earlier events replays them.
+      const tail = (await client.xrevrange(key, '+', '-', 'COUNT', 1)) as Entry[];
+      let last = tail[0]?.[0] ?? '0-0';
+      let failing = false;
+      void (async () => {
+        while (!closed) {
+          try {
+            const answer = (await reader.xread(
+              'COUNT',
+              PAGE,
+              'BLOCK',
+              BLOCK_MS,
+              'STREAMS',
+              key,
+              last,
+            )) as [string, Entry[]][] | null;
+            if (failing) {
+              failing = false;
+              options.onReaderState?.(true, 'the event reader reads Redis again');
+            }
+            for (const entry of answer?.[0]?.[1] ?? []) {
+              last = entry[0];
+              const event = toEvent(entry);
+              if (event === undefined) continue;
+              for (const subscriber of subscribers) subscriber.deliver(event);
+            }
+          } catch (error) {
+            if (closed) return;
+            if (!failing) {
+              failing = true;
+              options.onReaderState?.(
+                false,
+                `the event reader cannot read Redis (${error instanceof Error ? error.message : String(error)}); retrying`,
+              );
+            }
+            await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+        }
+      })();
+    })();
+    return readerStarted;
+  };
+
+  /** Retained events after `after`, in pages. */
+  async function* replay(after: string): AsyncGenerator<StoreEvent> {
+    let from = after;
+    for (;;) {
+      const page = (await client.xrange(key, `(${from}`, '+', 'COUNT', PAGE)) as Entry[];
+      for (const entry of page) {
+        from = entry[0];
+        const event = toEvent(entry);
+        if (event !== undefined) yield event;
+      }
+      if (page.length < PAGE) return;
+    }
+  }
+
+  return {
+    async publish(event) {
+      const text = JSON.stringify(event);
+      if (Buffer.byteLength(text) > MAX_EVENT_BYTES) {
+        throw new RangeError(`an event is at most ${MAX_EVENT_BYTES} bytes of JSON`);
+      }
+      const id = (await client.eval(PUBLISH_SCRIPT, 1, key, windowMs, text)) as string;
+      return { ...event, id };
+    },
+
+    subscribe({ after, signal }: SubscribeOptions): AsyncIterable<StoreEvent> {
+      return {
+        [Symbol.asyncIterator]: () => {
+          const waiting: StoreEvent[] = [];
+          let wake: (() => void) | undefined;
+          let ended = signal.aborted;
+          const end = () => {
+            ended = true;
+            subscribers.delete(subscriber);
+            wake?.();
+          };
+          const subscriber: Subscriber = {
+            deliver(event) {
+              // Too far behind: ended, and its client is replayed the rest when it reconnects.
+              if (waiting.length >= MAX_BEHIND) end();
+              else waiting.push(event);
+              wake?.();
+            },
+            end,
+          };
+          signal.addEventListener('abort', end, { once: true });
+          subscribers.add(subscriber);
+          let last = after;
+          let replaying: AsyncGenerator<StoreEvent> | undefined;
+          let ready: Promise<void> | undefined;
+          const next = async (): Promise<IteratorResult<StoreEvent>> => {
+            ready ??= startReader().then(() => {
+              if (after !== undefined) replaying = replay(after);
+            });
+            await ready;
+            while (!ended) {
+              if (replaying !== undefined) {
+                const step = await replaying.next();
+                if (!step.done) {
+                  last = step.value.id;
+                  return { value: step.value, done: false };
+                }
+                replaying = undefined;
+              }
+              const event = waiting.shift();
+              if (event !== undefined) {
+                // Live events the replay already gave are skipped.
+                if (last !== undefined && !isAfter(event.id, last)) continue;
+                last = event.id;
+                return { value: event, done: false };
+              }
+              await new Promise<void>((resolve) => {
+                wake = resolve;
+              });
+              wake = undefined;
+            }
+            end();
+            return { value: undefined, done: true };
+          };
+          return {
+            next,
+            async return() {
+              end();
+              signal.removeEventListener('abort', end);
+              return { value: undefined, done: true };
+            },
+          };
+        },
+      };
+    },
+
+    async isBeforeWindow(id) {
+      const match = ID.exec(id);
+      if (match === null) return true;
+      const [seconds, micros] = (await client.time()) as [string | number, string | number];
+      const now = Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+      return Number(match[1]) < now - windowMs;
+    },
+
+    async close() {
+      closed = true;
+      for (const subscriber of [...subscribers]) subscriber.end();
+      reader?.disconnect();
+    },
+  };
+}
