@@ -13,6 +13,8 @@ import {
   type YogaServerInstance,
   maskError as yogaMaskError,
 } from 'graphql-yoga';
+import { createLocalBuckets, createSharedBuckets, defaultLease } from '../limits/buckets.ts';
+import { REDIS_PREFIX, type RedisConnection } from '../redis/connection.ts';
 import { NoSubgraphSdlRule } from '../schema/federation.ts';
 import { schema } from '../schema/index.ts';
 import { findGatewayError } from '../upstream/errors.ts';
@@ -32,6 +34,7 @@ import {
   type QueryLimits,
   securityYogaOptions,
 } from './armor.ts';
+import { callerLimitPlugin } from './caller-limit.ts';
 import { committedWritesPlugin } from './committed-writes.ts';
 import { type CorsOrigins, corsPlugin } from './cors.ts';
 import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
@@ -156,6 +159,19 @@ export interface GatewayOptionsBase {
    * per upstream attempt, W3C trace context to the upstream. Default: none, no tracing code runs.
    */
   tracer?: Tracer;
+  /**
+   * Requests a second one caller may send (`CALLER_RATE_LIMIT`, ./caller-limit.ts): a token
+   * bucket per bearer token (or address without one); over it, RATE_LIMITED with HTTP 429 and
+   * `Retry-After`, before any upstream call. Default 0: no limit.
+   */
+  callerRateLimit?: number;
+  /** Requests one caller may send at once (`CALLER_RATE_BURST`). Default: `callerRateLimit`. */
+  callerRateBurst?: number;
+  /**
+   * Redis shared by the replicas (`REDIS_URL`, src/redis/connection.ts): the per-caller limit
+   * then holds across them. The caller connects and closes it. Default none: per process.
+   */
+  redis?: RedisConnection;
   /**
    * With `tracer`: record each request's document as sent, literal values included, as
    * `graphql.document` (TRACE_GRAPHQL_DOCUMENT). Default false.
@@ -321,6 +337,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(metrics ? [metrics.plugin] : []),
       ...(tracing ? [tracing.plugin] : []),
       ...(graphiqlEnabled ? [graphiqlPlugin()] : []),
+      // Before anything reads the request: a caller over its limit costs nothing more.
+      ...callerLimitPlugins(options, logger),
       ...createSecurityPlugins({
         introspection: options.introspection,
         csrfPrevention: options.csrfPrevention,
@@ -353,6 +371,25 @@ export function createGateway(options: GatewayOptions): Gateway {
     metrics,
   });
   return yoga;
+}
+
+/** The per-caller limit, when one is set: this process's buckets, or every replica's. */
+function callerLimitPlugins(options: GatewayOptions, logger: Logger | false | undefined): Plugin[] {
+  const rate = options.callerRateLimit ?? 0;
+  if (rate <= 0) return [];
+  const burst = options.callerRateBurst || rate;
+  const buckets = options.redis
+    ? createSharedBuckets({
+        rate,
+        burst,
+        redis: options.redis.client,
+        prefix: `${REDIS_PREFIX}limit:caller:`,
+        lease: defaultLease(rate, burst),
+        onFallback: (degraded, detail) =>
+          logger ? logger.log(degraded ? 'warn' : 'info', detail, {}) : undefined,
+      })
+    : createLocalBuckets({ rate, burst });
+  return [callerLimitPlugin({ buckets })];
 }
 
 /** The front door the gateway builds (and closes) when it was given none. */

@@ -27,6 +27,16 @@ interface Page<T> {
   total: number;
 }
 
+/** A page read from a shared answer, or undefined when it is not a list (then the upstream is asked). */
+function pageOf<T>(spec: OffsetListSpec<T>, text: string): Page<T> | undefined {
+  try {
+    const list = expectList({ status: 200, body: JSON.parse(text), etag: undefined });
+    return { data: list.data.map(spec.toNode), total: list.total };
+  } catch {
+    return undefined;
+  }
+}
+
 export function resolveOffsetList<T>(
   context: GatewayContext,
   args: ConnectionArgs,
@@ -50,10 +60,26 @@ export function resolveOffsetList<T>(
       if (key !== undefined) {
         const kept = context.shared.get(key) as Page<T> | undefined;
         if (kept !== undefined) return kept;
+        // Another replica's (REDIS_URL): the upstream's JSON, read into rows here.
+        const remote = await context.shared.remote?.get(key);
+        if (remote !== undefined) {
+          const page = pageOf(spec, remote.text);
+          if (page !== undefined) {
+            context.shared.set(key, page, remote.until);
+            return page;
+          }
+        }
       }
-      const list = expectList(await context.get(spec.segments, query));
+      const response = await context.get(spec.segments, query);
+      const list = expectList(response);
       const page: Page<T> = { data: list.data.map(spec.toNode), total: list.total };
-      if (key !== undefined) context.shared.set(key, page, saleEnds(list.data));
+      if (key !== undefined) {
+        const ends = saleEnds(list.data);
+        context.shared.set(key, page, ends);
+        const until = context.shared.remote && context.shared.expiry(ends);
+        if (until !== undefined)
+          context.shared.remote?.set(key, JSON.stringify(response.body), until);
+      }
       return page;
     },
   });

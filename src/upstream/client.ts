@@ -174,6 +174,13 @@ export const sendUpstreamAttempt: SendAttempt = async (transport, request, conte
   if (context.headers !== undefined) Object.assign(headers, context.headers);
   if (request.headers !== undefined) Object.assign(headers, request.headers);
 
+  // The store's rate first (./shaper.ts): a call waiting its turn holds no connection slot.
+  const paced = transport.shaper?.acquire(context.signal, context.deadlineAt);
+  if (paced !== undefined) {
+    context.onSlotWait?.(true);
+    await paced;
+    context.onSlotWait?.(false);
+  }
   // Calls without an operation share the transport's lane.
   const lane = context.lane ?? transport.sharedLane;
   const waiting = transport.slots.acquire(lane, context.signal);

@@ -330,6 +330,36 @@ export class PersistedQueryNotFoundError extends RequestError {
 }
 
 /**
+ * A caller over the gateway's own per-caller limit (`CALLER_RATE_LIMIT`, src/gateway/caller-limit.ts),
+ * refused before anything runs: HTTP 429 with `Retry-After` (whole seconds), and the same wait
+ * in `extensions.retryAfter` (seconds) for clients that read only the body. Same code as the
+ * upstream's 429 (RateLimitedError): to the client both mean "slow down".
+ */
+export class CallerRateLimitedError extends RequestError {
+  override name = 'CallerRateLimitedError';
+  readonly code = 'RATE_LIMITED';
+  readonly httpStatus = 429;
+  /** Whole seconds to wait, at least 1. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, options: GatewayErrorOptions & { retryAfterMs?: number } = {}) {
+    super(message, options);
+    this.retryAfterSeconds = Math.max(1, Math.ceil((options.retryAfterMs ?? 1_000) / 1_000));
+  }
+
+  override get extensions(): Record<string, unknown> {
+    return { ...super.extensions, retryAfter: this.retryAfterSeconds };
+  }
+
+  override get answerExtensions(): Record<string, unknown> {
+    return {
+      ...this.extensions,
+      http: { status: this.httpStatus, headers: { 'retry-after': String(this.retryAfterSeconds) } },
+    };
+  }
+}
+
+/**
  * Every code of the classes above, each once (the type makes the list complete). A new class
  * adds its code here and a row to docs/errors.md's table of error codes; the test checks both.
  */

@@ -10,6 +10,9 @@
  * src/gateway/ imports nothing else from src/upstream/ but the error family (./errors.ts)
  * (test/build/import-graph.test.ts checks it); what it needs of the rest is re-exported here.
  */
+import { createHash } from 'node:crypto';
+import { type Buckets, createLocalBuckets, createSharedBuckets } from '../limits/buckets.ts';
+import { REDIS_PREFIX, type RedisConnection } from '../redis/connection.ts';
 import type { BreakerState } from './breaker.ts';
 import type { SendAttempt } from './client.ts';
 import {
@@ -22,7 +25,8 @@ import { combineAttemptWatch, type UpstreamObserver } from './observer.ts';
 import type { PagingLimits } from './paging/plan.ts';
 import { createResilience, createResilientSend, type ResilienceConfig } from './resilience.ts';
 import { createContextFactory, type GatewayContext, type RequestLike } from './session.ts';
-import { DEFAULT_CATALOG_CACHE_SECONDS, SharedReads } from './shared-reads.ts';
+import { createShaper } from './shaper.ts';
+import { createRedisReads, DEFAULT_CATALOG_CACHE_SECONDS, SharedReads } from './shared-reads.ts';
 import { createUpstreamTransport, probeOrigin, type UpstreamPoolOptions } from './transport.ts';
 
 export type { BreakerState } from './breaker.ts';
@@ -70,6 +74,18 @@ export interface UpstreamOptions {
    * release that served them). Default DEFAULT_CATALOG_CACHE_SECONDS (60); 0 keeps none.
    */
   catalogCacheSeconds?: number;
+  /**
+   * Calls a second the gateway sends to the store (`UPSTREAM_RATE_LIMIT`, ./shaper.ts): calls
+   * beyond it wait their turn. Default 0: unpaced.
+   */
+  rateLimit?: number;
+  /**
+   * Redis shared by the replicas (`REDIS_URL`, src/redis/connection.ts): the catalog reads and
+   * the store's rate are then every replica's. The caller connects and closes it. Default none.
+   */
+  redis?: RedisConnection;
+  /** Told when a shared limit falls back to this process (Redis not answering) and back. */
+  onSharedStateChange?: (degraded: boolean, detail: string) => void;
 }
 
 export interface Upstream {
@@ -105,8 +121,31 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
+/**
+ * The store's bucket of calls: a tenth of a second's worth at once, so calls go out evenly
+ * rather than a second's worth in a burst the upstream may count in a shorter window.
+ */
+function storeBuckets(options: UpstreamOptions, rate: number): Buckets {
+  const burst = Math.max(1, Math.ceil(rate / 10));
+  if (options.redis === undefined) return createLocalBuckets({ rate, burst });
+  return createSharedBuckets({
+    rate,
+    burst,
+    redis: options.redis.client,
+    prefix: `${REDIS_PREFIX}limit:store:`,
+    lease: Math.max(1, Math.floor(burst / 4)),
+    leaseMs: 200,
+    onFallback: options.onSharedStateChange,
+  });
+}
+
 export function createUpstream(options: UpstreamOptions): Upstream {
   const transport = createUpstreamTransport(options.url, options.pool);
+  const rate = options.rateLimit ?? 0;
+  if (rate > 0) {
+    const store = createHash('sha256').update(transport.origin).digest('base64url').slice(0, 22);
+    transport.shaper = createShaper(storeBuckets(options, rate), store);
+  }
   const observers: UpstreamObserver[] = [];
   const resilience =
     options.resilience === false
@@ -124,6 +163,9 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     forwardHeaders: options.forwardHeaders,
     shared: new SharedReads({
       catalogCacheSeconds: options.catalogCacheSeconds ?? DEFAULT_CATALOG_CACHE_SECONDS,
+      ...(options.redis
+        ? { remote: createRedisReads(options.redis.client, { prefix: REDIS_PREFIX }) }
+        : {}),
     }),
   });
   let closing: Promise<void> | undefined;

@@ -16,6 +16,7 @@ import {
 } from './call-slots.ts';
 import { UpstreamUnavailableError } from './errors.ts';
 import type { AttemptWatch, UpstreamMethod } from './observer.ts';
+import type { Shaper } from './shaper.ts';
 
 export type { UpstreamMethod } from './observer.ts';
 
@@ -67,6 +68,11 @@ export interface UpstreamTransport {
    * observers given to the front door (./observer.ts); undefined when nothing watches.
    */
   watch: AttemptWatch | undefined;
+  /**
+   * Paces the calls sent with a token under the store's rate (`UPSTREAM_RATE_LIMIT`,
+   * ./shaper.ts); undefined: unpaced.
+   */
+  shaper: Shaper | undefined;
   close(): Promise<void>;
 }
 
@@ -100,6 +106,7 @@ export function createUpstreamTransport(
     sharedLane: createCallLane(),
     maxResponseBytes: options.maxResponseBytes ?? 8 * 1024 * 1024,
     watch: undefined,
+    shaper: undefined,
     close: () => pool.close(),
   };
 }
@@ -201,6 +208,8 @@ export async function exchangeOnSharedLane(
   body: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<RawAnswer> {
+  const paced = transport.shaper?.acquire(signal);
+  if (paced !== undefined) await paced;
   const lane = transport.sharedLane;
   const waiting = transport.slots.acquire(lane, signal);
   if (waiting !== undefined) await waiting;

@@ -23,8 +23,23 @@ async function sharedNode(
 ): Promise<CatalogNodeShape | null> {
   const kept = shared.get(key) as CatalogNodeShape | undefined;
   if (kept !== undefined) return kept;
+  // Another replica's (REDIS_URL): a node's shape is plain JSON (strings and nulls).
+  const remote = await shared.remote?.get(key);
+  if (remote !== undefined) {
+    try {
+      const node = JSON.parse(remote.text) as CatalogNodeShape;
+      shared.set(key, node, remote.until);
+      return node;
+    } catch {
+      // Not what this gateway wrote: read it from the upstream.
+    }
+  }
   const node = await CatalogNodes.load(context, id);
-  if (node !== null) shared.set(key, node);
+  if (node !== null) {
+    shared.set(key, node);
+    const until = shared.remote && shared.expiry();
+    if (until !== undefined) shared.remote?.set(key, JSON.stringify(node), until);
+  }
   return node;
 }
 

@@ -1,0 +1,73 @@
+/**
+ * The per-caller limit (`CALLER_RATE_LIMIT` requests a second, `CALLER_RATE_BURST` at once): a
+ * token bucket per caller, taken when a GraphQL request is parsed — before its document is read,
+ * and so before any upstream call — on Yoga's path and the fast path alike (both run
+ * `onRequestParse`). Over it, the request is answered RATE_LIMITED with HTTP 429 and
+ * `Retry-After` (CallerRateLimitedError), like the other refusals of a whole request
+ * (./request-checks.ts).
+ *
+ * The caller is its bearer token (the whole Authorization header, hashed: no token is kept or
+ * sent to Redis), or, without one, the address the connection comes from (`X-Forwarded-For` is
+ * not read: any client can write it; behind a proxy, limit at the proxy or send tokens). The
+ * buckets are this process's, or every replica's through Redis (src/limits/buckets.ts); a
+ * request under the limit costs a hash lookup and a few arithmetic operations.
+ */
+import { createHash } from 'node:crypto';
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Buckets, Wait } from '../limits/buckets.ts';
+import { CallerRateLimitedError } from '../upstream/errors.ts';
+
+/** Authorization header → bucket key, for the callers seen lately (hashing is the costly part). */
+const KEYS_KEPT = 10_000;
+
+export interface CallerLimitOptions {
+  buckets: Buckets;
+}
+
+interface ServerContextLike {
+  req?: { socket?: { remoteAddress?: string | undefined } };
+}
+
+function refusal(wait: number, rate: number): GraphQLError {
+  const error = new CallerRateLimitedError(
+    `Too many requests from this caller: the limit is ${rate} a second. Retry after the time ` +
+      'Retry-After gives',
+    { retryAfterMs: wait },
+  );
+  return new GraphQLError(error.message, { extensions: error.answerExtensions });
+}
+
+export function callerLimitPlugin(options: CallerLimitOptions): Plugin {
+  const { buckets } = options;
+  const keys = new Map<string, string>();
+
+  const keyOf = (authorization: string | null, serverContext: unknown): string => {
+    if (authorization !== null && authorization !== '') {
+      let key = keys.get(authorization);
+      if (key === undefined) {
+        key = `t:${createHash('sha256').update(authorization).digest('base64url').slice(0, 32)}`;
+        if (keys.size >= KEYS_KEPT) keys.clear();
+        keys.set(authorization, key);
+      }
+      return key;
+    }
+    const address = (serverContext as ServerContextLike | undefined)?.req?.socket?.remoteAddress;
+    return `a:${address ?? 'unknown'}`;
+  };
+
+  const judge = (wait: Wait): void => {
+    if (wait !== 0) throw refusal(wait, buckets.rate);
+  };
+
+  return {
+    onRequestParse({ request, serverContext }) {
+      const wait = buckets.take(keyOf(request.headers.get('authorization'), serverContext));
+      if (typeof wait === 'number') {
+        judge(wait);
+        return;
+      }
+      return wait.then(judge);
+    },
+  };
+}
