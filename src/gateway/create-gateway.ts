@@ -168,8 +168,14 @@ export interface GatewayOptionsBase {
   /** Requests one caller may send at once (`CALLER_RATE_BURST`). Default: `callerRateLimit`. */
   callerRateBurst?: number;
   /**
+   * Upstream calls a second to the store (`UPSTREAM_RATE_LIMIT`, src/upstream/shaper.ts): calls
+   * beyond it wait their turn. With `upstream` given, its own counts. Default 0: unpaced.
+   */
+  upstreamRateLimit?: number;
+  /**
    * Redis shared by the replicas (`REDIS_URL`, src/redis/connection.ts): the per-caller limit
-   * then holds across them. The caller connects and closes it. Default none: per process.
+   * then holds across them (and, without `upstream`, the front door built here shares the
+   * catalog reads and the store's rate). The caller connects and closes it. Default none.
    */
   redis?: RedisConnection;
   /**
@@ -407,6 +413,8 @@ function createOwnUpstream(options: GatewayOptions): Upstream {
     operationDeadlineMs: options.operationDeadlineMs,
     forwardHeaders: options.forwardHeaders,
     catalogCacheSeconds: options.catalogCacheSeconds,
+    rateLimit: options.upstreamRateLimit,
+    ...(options.redis ? { redis: options.redis } : {}),
   });
 }
 

@@ -61,7 +61,8 @@ export function resolveOffsetList<T>(
         const kept = context.shared.get(key) as Page<T> | undefined;
         if (kept !== undefined) return kept;
         // Another replica's (REDIS_URL): the upstream's JSON, read into rows here.
-        const remote = await context.shared.remote?.get(key);
+        const asked = context.shared.remote?.get(key);
+        const remote = asked === undefined ? undefined : await asked;
         if (remote !== undefined) {
           const page = pageOf(spec, remote.text);
           if (page !== undefined) {

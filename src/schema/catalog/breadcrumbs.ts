@@ -24,7 +24,8 @@ async function sharedNode(
   const kept = shared.get(key) as CatalogNodeShape | undefined;
   if (kept !== undefined) return kept;
   // Another replica's (REDIS_URL): a node's shape is plain JSON (strings and nulls).
-  const remote = await shared.remote?.get(key);
+  const asked = shared.remote?.get(key);
+  const remote = asked === undefined ? undefined : await asked;
   if (remote !== undefined) {
     try {
       const node = JSON.parse(remote.text) as CatalogNodeShape;

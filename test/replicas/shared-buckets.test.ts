@@ -1,0 +1,84 @@
+/**
+ * The token buckets shared through Redis (src/limits/buckets.ts) against a real redis-server:
+ * three sets of buckets on three connections are three replicas; what they admit together
+ * stays within 10% of what one bucket would (burst + rate × time), and when Redis stops
+ * answering each falls back to a bucket of its own instead of failing or hanging.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Buckets, createSharedBuckets } from '../../src/limits/buckets.ts';
+import { connectRedis, type RedisConnection } from '../../src/redis/connection.ts';
+import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.ts';
+
+describeWithRedis('token buckets shared by three replicas through Redis', () => {
+  let server: RedisServer;
+  const connections: RedisConnection[] = [];
+
+  beforeAll(async () => {
+    server = await startRedis();
+    for (let i = 0; i < 3; i++) connections.push(await connectRedis(server.url));
+  });
+  afterAll(async () => {
+    for (const connection of connections) await connection.close();
+    await server?.stop();
+  });
+
+  const replicas = (prefix: string, rate: number, burst: number): Buckets[] =>
+    connections.map((connection) =>
+      createSharedBuckets({ rate, burst, redis: connection.client, prefix }),
+    );
+
+  it('admit together what one bucket would, within 10%', async () => {
+    const rate = 100;
+    const burst = 100;
+    const buckets = replicas('test:shared:a:', rate, burst);
+    let admitted = 0;
+    const started = Date.now();
+    const until = started + 2_000;
+    // Each replica takes for the same caller as fast as it can, 20 requests at a time.
+    await Promise.all(
+      buckets.flatMap((bucket) =>
+        Array.from({ length: 20 }, async () => {
+          while (Date.now() < until) {
+            const wait = await bucket.take('caller');
+            if (wait === 0) admitted += 1;
+            else await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 20)));
+          }
+        }),
+      ),
+    );
+    const expected = burst + (rate * (Date.now() - started)) / 1_000;
+    expect(admitted).toBeGreaterThanOrEqual(expected * 0.9);
+    expect(admitted).toBeLessThanOrEqual(expected * 1.1);
+  });
+
+  it('keep callers apart', async () => {
+    const [one] = replicas('test:shared:b:', 1, 1);
+    expect(await one?.take('x')).toBe(0);
+    expect(await one?.take('x')).toBeGreaterThan(0);
+    expect(await one?.take('y')).toBe(0);
+  });
+
+  it('fall back to this process’s bucket when Redis stops answering, and say so', async () => {
+    const own = await startRedis();
+    const connection = await connectRedis(own.url, { timeoutMs: 200 });
+    const told: string[] = [];
+    const buckets = createSharedBuckets({
+      rate: 1,
+      burst: 2,
+      redis: connection.client,
+      prefix: 'test:shared:c:',
+      onFallback: (degraded, detail) => told.push(`${degraded}: ${detail}`),
+    });
+    expect(await buckets.take('z')).toBe(0);
+    await own.stop(true);
+    const started = Date.now();
+    // Per process now: the burst of a fresh local bucket, then refusals; never a hang.
+    const verdicts = [await buckets.take('z'), await buckets.take('z'), await buckets.take('z')];
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(verdicts.slice(0, 2)).toEqual([0, 0]);
+    expect(verdicts[2]).toBeGreaterThan(0);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/^true: Redis does not answer .*limits per replica/);
+    await connection.close();
+  });
+});
