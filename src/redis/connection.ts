@@ -78,14 +78,16 @@ export async function connectRedis(
   const { Redis } = await import('ioredis');
   const client = new Redis(url, baseOptions(timeoutMs, 'commerce-gateway'));
   const extra: Redis[] = [];
+  // Changes are told once the first connection is made: startup itself says nothing.
   let up = false;
+  let started = false;
   client.on('error', (error: Error) => {
-    if (!up) return;
+    if (!started || !up) return;
     up = false;
     options.onStateChange?.(false, error.message);
   });
   client.on('ready', () => {
-    if (up) return;
+    if (!started || up) return;
     up = true;
     options.onStateChange?.(true, address);
   });
@@ -98,6 +100,7 @@ export async function connectRedis(
       Math.max(timeoutMs, 1_000) * 2,
     );
     up = true;
+    started = true;
   } catch (error) {
     client.disconnect();
     const reason = error instanceof Error ? error.message : String(error);
