@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EventBus, StoreEvent } from '../../src/gateway/events/bus.ts';
-import { createRedisBus } from '../../src/gateway/events/redis-bus.ts';
+import { createEventBus } from '../../src/gateway/events/index.ts';
+import { createRedisBus, EVENT_STREAM_KEY } from '../../src/gateway/events/redis-bus.ts';
 import { connectRedis, type RedisConnection } from '../../src/redis/connection.ts';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.ts';
 
@@ -113,5 +114,19 @@ describeWithRedis('the event bus over a Redis stream, two replicas', () => {
     const client = (connections[0] as RedisConnection).client;
     expect(await client.xlen(shortKey)).toBeLessThan(151);
     await short.close();
+  });
+
+  it('createEventBus gives the Redis bus with a connection, the in-process one without', async () => {
+    const redis = connections[0] as RedisConnection;
+    const bus = await createEventBus({ redis });
+    const published = await bus.publish(event('cart-9'));
+    const [entry] = (await redis.client.xrange(EVENT_STREAM_KEY, published.id, published.id)) as [
+      string,
+      string[],
+    ][];
+    expect(entry?.[0]).toBe(published.id);
+    await bus.close();
+    const inProcess = { close: async () => {} } as unknown as EventBus;
+    expect(await createEventBus({}, () => inProcess)).toBe(inProcess);
   });
 });

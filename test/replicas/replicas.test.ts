@@ -25,7 +25,6 @@ async function post(url: string, token: string, query: string, variables = {}) {
   return {
     status: response.status,
     retryAfter: response.headers.get('retry-after'),
-    // biome-ignore lint/suspicious/noExplicitAny: answers of many shapes
     body: (await response.json()) as any,
   };
 }
