@@ -129,6 +129,10 @@ describe("docs/operations.md's configuration tables", () => {
       SCHEMA_REFRESH_MS: (c) => c.typedSchema.refreshMs,
       FORWARD_HEADERS: (c) => c.upstream.forwardHeaders.join(','),
       CATALOG_CACHE_SECONDS: (c) => c.upstream.catalogCacheSeconds,
+      REDIS_TIMEOUT_MS: (c) => c.redis.timeoutMs,
+      CALLER_RATE_LIMIT: (c) => c.limits.callerRate,
+      CALLER_RATE_BURST: (c) => c.limits.callerBurst,
+      UPSTREAM_RATE_LIMIT: (c) => c.limits.upstreamRate,
     };
     const serviceDefaults: Record<string, (s: ServiceConfig) => unknown> = {
       COMMERCE_PORT: (s) => s.port,
