@@ -5,6 +5,7 @@
  * its rate by making them wait, and refuses a call whose turn would come after the deadline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.ts';
 import { createLocalBuckets } from '../../src/limits/buckets.ts';
 import { createShaper } from '../../src/upstream/shaper.ts';
 import { type Stack, startStack } from '../support/harness.ts';
@@ -159,5 +160,40 @@ describe('the per-store shaper', () => {
     } finally {
       await stack.close();
     }
+  });
+});
+
+describe('the settings', () => {
+  it('read REDIS_URL, the limits and their defaults, and refuse what they cannot use', () => {
+    const defaults = loadConfig({});
+    expect(defaults.redis).toEqual({ url: undefined, timeoutMs: 500 });
+    expect(defaults.limits).toEqual({ callerRate: 0, callerBurst: 0, upstreamRate: 0 });
+    const set = loadConfig({
+      REDIS_URL: 'redis://:secret@cache.internal:6380/2',
+      CALLER_RATE_LIMIT: '50',
+      CALLER_RATE_BURST: '100',
+      UPSTREAM_RATE_LIMIT: '100',
+    });
+    expect(set.redis.url).toBe('redis://:secret@cache.internal:6380/2');
+    expect(set.limits).toEqual({ callerRate: 50, callerBurst: 100, upstreamRate: 100 });
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refused({ REDIS_URL: 'http://cache:6379' })).toBe(
+      'REDIS_URL must use redis: or rediss:, got "http:"',
+    );
+    expect(refused({ REDIS_URL: 'redis://:pw@cache:6379/x' })).toMatch(/database number/);
+    expect(refused({ REDIS_URL: 'redis://:pw@cache:6379/x' })).not.toContain('pw');
+    expect(refused({ CALLER_RATE_BURST: '10' })).toMatch(
+      /CALLER_RATE_BURST needs CALLER_RATE_LIMIT/,
+    );
+    expect(refused({ CALLER_RATE_LIMIT: '-1' })).toMatch(/^CALLER_RATE_LIMIT must be 0 \(off\)/);
+    expect(refused({ UPSTREAM_RATE_LIMIT: '1.5' })).toMatch(/^UPSTREAM_RATE_LIMIT must be/);
+    expect(refused({ REDIS_TIMEOUT_MS: '0' })).toMatch(/^REDIS_TIMEOUT_MS must be/);
   });
 });
