@@ -4,8 +4,12 @@
  * per token (or per address without one); the per-store shaper keeps the upstream calls under
  * its rate by making them wait, and refuses a call whose turn would come after the deadline.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
+import { createGateway } from '../../src/gateway/create-gateway.ts';
+import { createRequestListener } from '../../src/gateway/fast-path.ts';
 import { createLocalBuckets } from '../../src/limits/buckets.ts';
 import { createShaper } from '../../src/upstream/shaper.ts';
 import { type Stack, startStack } from '../support/harness.ts';
@@ -109,6 +113,52 @@ for (const fastPath of [true, false]) {
     });
   });
 }
+
+describe('the refusal on both paths', () => {
+  it('is the same bytes and headers on the fast path as on Yoga’s', async () => {
+    const stack = await startStack();
+    try {
+      const token = await stack.token();
+      const answers: { status: number; headers: [string, string][]; body: string }[] = [];
+      for (const fastPath of [true, false]) {
+        const gateway = createGateway({
+          graphiql: false,
+          upstreamUrl: stack.serviceUrl,
+          callerRateLimit: 1,
+          logger: false,
+        });
+        const server = createServer(createRequestListener(gateway, { fastPath }));
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+        try {
+          await post(url, `Bearer ${token}`);
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              authorization: `Bearer ${token}`,
+              'x-request-id': 'same',
+            },
+            body: JSON.stringify({ query: QUERY }),
+          });
+          answers.push({
+            status: response.status,
+            headers: [...response.headers].filter(([name]) => name !== 'date'),
+            body: await response.text(),
+          });
+        } finally {
+          server.closeAllConnections();
+          await new Promise((resolve) => server.close(resolve));
+          await gateway.dispose();
+        }
+      }
+      expect(answers[0]?.status).toBe(429);
+      expect(answers[0]).toEqual(answers[1]);
+    } finally {
+      await stack.close();
+    }
+  });
+});
 
 describe('the per-store shaper', () => {
   it('lets calls through at its rate, first come first served, and none faster', async () => {
