@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     persistedDocuments,
     callerRateLimit: config.limits.callerRate,
     callerRateBurst: config.limits.callerBurst,
-    ...(redis ? { redis } : {}),
+    ...(redis ? { redis, onSharedStateChange } : {}),
     logger: config.logging.requests ? logger : undefined,
     health,
     ...(schemaSource ? { schemaSource } : {}),

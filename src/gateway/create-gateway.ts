@@ -179,6 +179,11 @@ export interface GatewayOptionsBase {
    */
   redis?: RedisConnection;
   /**
+   * Told when a limit shared through `redis` falls back to this process (Redis not answering)
+   * and when it is shared again. Default: the `logger`'s warning and info lines.
+   */
+  onSharedStateChange?: (degraded: boolean, detail: string) => void;
+  /**
    * With `tracer`: record each request's document as sent, literal values included, as
    * `graphql.document` (TRACE_GRAPHQL_DOCUMENT). Default false.
    */
@@ -391,8 +396,10 @@ function callerLimitPlugins(options: GatewayOptions, logger: Logger | false | un
         redis: options.redis.client,
         prefix: `${REDIS_PREFIX}limit:caller:`,
         lease: defaultLease(rate, burst),
-        onFallback: (degraded, detail) =>
-          logger ? logger.log(degraded ? 'warn' : 'info', detail, {}) : undefined,
+        onFallback:
+          options.onSharedStateChange ??
+          ((degraded, detail) =>
+            logger ? logger.log(degraded ? 'warn' : 'info', detail, {}) : undefined),
       })
     : createLocalBuckets({ rate, burst });
   return [callerLimitPlugin({ buckets })];
@@ -415,6 +422,7 @@ function createOwnUpstream(options: GatewayOptions): Upstream {
     catalogCacheSeconds: options.catalogCacheSeconds,
     rateLimit: options.upstreamRateLimit,
     ...(options.redis ? { redis: options.redis } : {}),
+    ...(options.onSharedStateChange ? { onSharedStateChange: options.onSharedStateChange } : {}),
   });
 }
 

@@ -129,4 +129,26 @@ describeWithRedis('the event bus over a Redis stream, two replicas', () => {
     const inProcess = { close: async () => {} } as unknown as EventBus;
     expect(await createEventBus({}, () => inProcess)).toBe(inProcess);
   });
+
+  it('a reader whose connection is cut reads on from the last event it saw: nothing is lost', async () => {
+    const controller = new AbortController();
+    const iterator = b.subscribe({ signal: controller.signal })[Symbol.asyncIterator]();
+    const first = iterator.next();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const before = await a.publish(event('cut-1'));
+    expect((await first).value).toEqual(before);
+    // Cut every connection of the bus readers, as a network blip would.
+    const client = (connections[0] as RedisConnection).client;
+    const list = (await client.client('LIST')) as string;
+    const readers = list
+      .split('\n')
+      .filter((line) => line.includes('name=commerce-gateway-events'))
+      .map((line) => /id=(\d+)/.exec(line)?.[1]);
+    expect(readers.length).toBeGreaterThan(0);
+    for (const id of readers) await client.client('KILL', 'ID', id as string);
+    const during = [await a.publish(event('cut-2')), await a.publish(event('cut-3'))];
+    const got = [(await iterator.next()).value, (await iterator.next()).value];
+    expect(got).toEqual(during);
+    controller.abort();
+  });
 });

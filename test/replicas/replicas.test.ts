@@ -148,6 +148,21 @@ describeWithRedis('three replicas on one Redis', () => {
       ],
     });
   });
+
+  it('keep answering when Redis goes away: catalog reads unshared, limits per replica', async () => {
+    await redis.stop(true);
+    const c = replicas[2] as MainProcess;
+    const guest = await stack.implicitToken();
+    const started = Date.now();
+    const found = await post(c.url, guest, '{ catalog { product(sku: "TEE-001") { slug } } }');
+    const page = await post(c.url, guest, PAGE, { s: found.body.data.catalog.product.slug });
+    expect(page.status).toBe(200);
+    expect(page.body.errors).toBeUndefined();
+    expect(page.body.data.catalog.product.breadcrumbs.length).toBeGreaterThan(0);
+    // Never held up by the Redis that is gone: well within REDIS_TIMEOUT_MS a command.
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await c.waitFor(/limits per replica until it does/);
+  });
 });
 
 describe('a Redis that does not answer at startup', () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Buckets, createSharedBuckets } from '../../src/limits/buckets.ts';
 import { connectRedis, type RedisConnection } from '../../src/redis/connection.ts';
+import { createShaper } from '../../src/upstream/shaper.ts';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.ts';
 
 describeWithRedis('token buckets shared by three replicas through Redis', () => {
@@ -80,5 +81,46 @@ describeWithRedis('token buckets shared by three replicas through Redis', () => 
     expect(told).toHaveLength(1);
     expect(told[0]).toMatch(/^true: Redis does not answer .*limits per replica/);
     await connection.close();
+  });
+
+  it('pace one store’s calls from three replicas together at the store’s rate', async () => {
+    const rate = 50;
+    const burst = 5;
+    const shapers = connections.map((connection) =>
+      createShaper(
+        createSharedBuckets({
+          rate,
+          burst,
+          redis: connection.client,
+          prefix: 'test:shared:store:',
+          lease: 1,
+          leaseMs: 200,
+        }),
+        'store',
+      ),
+    );
+    const started = Date.now();
+    const sent: number[] = [];
+    // 40 calls on each replica at once: 120 calls, 5 at once then 50 a second.
+    await Promise.all(
+      shapers.flatMap((shaper) =>
+        Array.from({ length: 40 }, async () => {
+          const turn = shaper.acquire();
+          if (turn !== undefined) await turn;
+          sent.push(Date.now() - started);
+        }),
+      ),
+    );
+    expect(sent).toHaveLength(120);
+    // No second holds more than the rate (and the burst), whichever replica sent the calls.
+    for (let from = 0; from + 1_000 <= (sent.at(-1) ?? 0); from += 100) {
+      const inSecond = sent.filter((at) => at >= from && at < from + 1_000).length;
+      expect(inSecond, `calls in [${from}, ${from + 1_000}) ms`).toBeLessThanOrEqual(
+        (rate + burst) * 1.1,
+      );
+    }
+    // …and the calls were not held back much more than the rate asks: 115 after the burst.
+    expect(sent.at(-1)).toBeGreaterThanOrEqual(((120 - burst) * 1_000) / rate - 100);
+    expect(sent.at(-1)).toBeLessThanOrEqual((((120 - burst) * 1_000) / rate) * 1.25);
   });
 });

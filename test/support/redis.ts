@@ -99,7 +99,7 @@ export async function startRedis(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}`,
     port,
     stop(abruptly = false) {
-      if (child.exitCode !== null) return Promise.resolve();
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
       return new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
         child.kill(abruptly ? 'SIGKILL' : 'SIGTERM');
