@@ -16,6 +16,8 @@
  * to this process's own (the limit then holds per replica) and say so once.
  */
 
+import { createHash } from 'node:crypto';
+
 /** A verdict: 0 = a token was taken; n > 0 = none, the next in n ms. */
 export type Wait = number;
 
@@ -174,7 +176,7 @@ export function createSharedBuckets(options: SharedBucketOptions): Buckets {
     }
     if (reply === undefined) {
       reply = await redis.eval(TAKE_SCRIPT, ...args);
-      sha ??= (await import('node:crypto')).createHash('sha1').update(TAKE_SCRIPT).digest('hex');
+      sha ??= createHash('sha1').update(TAKE_SCRIPT).digest('hex');
     }
     const [granted, wait] = reply as [number, number];
     return [Number(granted), Number(wait)];

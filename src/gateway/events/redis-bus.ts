@@ -91,15 +91,22 @@ export function createRedisBus(options: RedisBusOptions): EventBus {
   /** The reader's loop: XREAD BLOCK from the last id seen, fanning out what it reads. */
   const startReader = (): Promise<void> => {
     readerStarted ??= (async () => {
-      reader = redis.blocking('commerce-gateway-events', BLOCK_MS);
       // Live from the stream's current end: a subscriber wanting earlier events replays them.
-      const tail = (await client.xrevrange(key, '+', '-', 'COUNT', 1)) as Entry[];
+      let tail: Entry[];
+      try {
+        tail = (await client.xrevrange(key, '+', '-', 'COUNT', 1)) as Entry[];
+      } catch (error) {
+        // Redis not answering: this subscription fails, the next one tries again.
+        readerStarted = undefined;
+        throw error;
+      }
       let last = tail[0]?.[0] ?? '0-0';
+      reader = redis.blocking('commerce-gateway-events', BLOCK_MS);
       let failing = false;
       void (async () => {
         while (!closed) {
           try {
-            const answer = (await reader.xread(
+            const answer = (await (reader as Redis).xread(
               'COUNT',
               PAGE,
               'BLOCK',
