@@ -164,7 +164,12 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     shared: new SharedReads({
       catalogCacheSeconds: options.catalogCacheSeconds ?? DEFAULT_CATALOG_CACHE_SECONDS,
       ...(options.redis
-        ? { remote: createRedisReads(options.redis.client, { prefix: REDIS_PREFIX }) }
+        ? {
+            remote: createRedisReads(options.redis.client, {
+              prefix: REDIS_PREFIX,
+              origin: transport.origin,
+            }),
+          }
         : {}),
     }),
   });

@@ -53,18 +53,28 @@ export interface RedisReadsClient {
 export const MAX_REMOTE_BYTES = 512 * 1024;
 
 /**
- * Shared reads in Redis under `<prefix>catalog:<sha256 of the key>`: a failing Redis is a miss
+ * Shared reads in Redis under `<prefix>catalog:<sha256 of the origin and the key>`: a failing Redis is a miss
  * (the upstream is asked), never an error of the request; commands are bounded by the
  * connection's timeout (src/redis/connection.ts).
  */
 export function createRedisReads(
   client: RedisReadsClient,
-  options: { prefix: string; maxBytes?: number; now?: () => number },
+  options: {
+    prefix: string;
+    /**
+     * The upstream origin the answers came from, hashed into every key: gateways of two
+     * upstreams on one Redis never read each other's entries.
+     */
+    origin: string;
+    maxBytes?: number;
+    now?: () => number;
+  },
 ): RemoteReads {
   const maxBytes = options.maxBytes ?? MAX_REMOTE_BYTES;
   const now = options.now ?? Date.now;
+  const scope = `${options.origin}\u0000`;
   const redisKey = (key: string) =>
-    `${options.prefix}catalog:${createHash('sha256').update(key).digest('base64url')}`;
+    `${options.prefix}catalog:${createHash('sha256').update(scope).update(key).digest('base64url')}`;
   return {
     async get(key) {
       let stored: string | null;
