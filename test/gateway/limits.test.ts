@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { createGateway } from '../../src/gateway/create-gateway.ts';
 import { createRequestListener } from '../../src/gateway/fast-path.ts';
+import { createLogger } from '../../src/gateway/logging.ts';
 import { createLocalBuckets } from '../../src/limits/buckets.ts';
 import { createShaper } from '../../src/upstream/shaper.ts';
 import { type Stack, startStack } from '../support/harness.ts';
@@ -120,12 +121,13 @@ describe('the refusal on both paths', () => {
     try {
       const token = await stack.token();
       const answers: { status: number; headers: [string, string][]; body: string }[] = [];
+      const lines: string[] = [];
       for (const fastPath of [true, false]) {
         const gateway = createGateway({
           graphiql: false,
           upstreamUrl: stack.serviceUrl,
           callerRateLimit: 1,
-          logger: false,
+          logger: createLogger({ write: (line) => lines.push(line) }),
         });
         const server = createServer(createRequestListener(gateway, { fastPath }));
         await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -154,6 +156,11 @@ describe('the refusal on both paths', () => {
       }
       expect(answers[0]?.status).toBe(429);
       expect(answers[0]).toEqual(answers[1]);
+      // The request log says who was refused and why, on both paths.
+      const refusals = lines
+        .map((line) => JSON.parse(line) as { msg: string; status?: number; errors?: string[] })
+        .filter((line) => line.msg === 'request' && line.status === 429);
+      expect(refusals.map((line) => line.errors)).toEqual([['RATE_LIMITED'], ['RATE_LIMITED']]);
     } finally {
       await stack.close();
     }
