@@ -148,6 +148,10 @@ describe('the refusal on both paths', () => {
             headers: [...response.headers].filter(([name]) => name !== 'date'),
             body: await response.text(),
           });
+          const metrics = await (await fetch(url.replace('/graphql', '/metrics'))).text();
+          expect(metrics).toMatch(
+            /^gateway_graphql_requests_total\{[^}]*outcome="RATE_LIMITED"\} 1$/m,
+          );
         } finally {
           server.closeAllConnections();
           await new Promise((resolve) => server.close(resolve));
