@@ -15,7 +15,14 @@
 import { createHash } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Buckets, Wait } from '../limits/buckets.ts';
+import {
+  type Buckets,
+  createLocalBuckets,
+  createSharedBuckets,
+  defaultLease,
+  type Wait,
+} from '../limits/buckets.ts';
+import { REDIS_PREFIX, type RedisConnection } from '../redis/connection.ts';
 import { CallerRateLimitedError } from '../upstream/errors.ts';
 
 /** Authorization header → bucket key, for the callers seen lately (hashing is the costly part). */
@@ -70,4 +77,33 @@ export function callerLimitPlugin(options: CallerLimitOptions): Plugin {
       return wait.then(judge);
     },
   };
+}
+
+export interface CallerLimitSettings {
+  /** Requests a second per caller (`CALLER_RATE_LIMIT`); 0: no limit, no plugin. */
+  rate: number;
+  /** Requests at once (`CALLER_RATE_BURST`); 0 or undefined: as many as `rate`. */
+  burst?: number | undefined;
+  /** The replicas' Redis: one bucket per caller for all of them. */
+  redis?: RedisConnection | undefined;
+  /** Told when the shared buckets fall back to this process and when they are shared again. */
+  onSharedStateChange?: ((degraded: boolean, detail: string) => void) | undefined;
+}
+
+/** The per-caller limit's plugin when a rate is set: this process's buckets, or every replica's. */
+export function callerLimitPlugins(settings: CallerLimitSettings): Plugin[] {
+  const { rate, redis } = settings;
+  if (rate <= 0) return [];
+  const burst = settings.burst || rate;
+  const buckets = redis
+    ? createSharedBuckets({
+        rate,
+        burst,
+        redis: redis.client,
+        prefix: `${REDIS_PREFIX}limit:caller:`,
+        lease: defaultLease(rate, burst),
+        ...(settings.onSharedStateChange ? { onFallback: settings.onSharedStateChange } : {}),
+      })
+    : createLocalBuckets({ rate, burst });
+  return [callerLimitPlugin({ buckets })];
 }

@@ -13,8 +13,7 @@ import {
   type YogaServerInstance,
   maskError as yogaMaskError,
 } from 'graphql-yoga';
-import { createLocalBuckets, createSharedBuckets, defaultLease } from '../limits/buckets.ts';
-import { REDIS_PREFIX, type RedisConnection } from '../redis/connection.ts';
+import type { RedisConnection } from '../redis/connection.ts';
 import { NoSubgraphSdlRule } from '../schema/federation.ts';
 import { schema } from '../schema/index.ts';
 import { findGatewayError } from '../upstream/errors.ts';
@@ -34,7 +33,7 @@ import {
   type QueryLimits,
   securityYogaOptions,
 } from './armor.ts';
-import { callerLimitPlugin } from './caller-limit.ts';
+import { callerLimitPlugins } from './caller-limit.ts';
 import { committedWritesPlugin } from './committed-writes.ts';
 import { type CorsOrigins, corsPlugin } from './cors.ts';
 import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
@@ -349,7 +348,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(tracing ? [tracing.plugin] : []),
       ...(graphiqlEnabled ? [graphiqlPlugin()] : []),
       // Before anything reads the request: a caller over its limit costs nothing more.
-      ...callerLimitPlugins(options, logger),
+      ...callerLimitPlugins({
+        rate: options.callerRateLimit ?? 0,
+        burst: options.callerRateBurst,
+        redis: options.redis,
+        onSharedStateChange:
+          options.onSharedStateChange ??
+          ((degraded, detail) =>
+            logger ? logger.log(degraded ? 'warn' : 'info', detail, {}) : undefined),
+      }),
       ...createSecurityPlugins({
         introspection: options.introspection,
         csrfPrevention: options.csrfPrevention,
@@ -382,27 +389,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     metrics,
   });
   return yoga;
-}
-
-/** The per-caller limit, when one is set: this process's buckets, or every replica's. */
-function callerLimitPlugins(options: GatewayOptions, logger: Logger | false | undefined): Plugin[] {
-  const rate = options.callerRateLimit ?? 0;
-  if (rate <= 0) return [];
-  const burst = options.callerRateBurst || rate;
-  const buckets = options.redis
-    ? createSharedBuckets({
-        rate,
-        burst,
-        redis: options.redis.client,
-        prefix: `${REDIS_PREFIX}limit:caller:`,
-        lease: defaultLease(rate, burst),
-        onFallback:
-          options.onSharedStateChange ??
-          ((degraded, detail) =>
-            logger ? logger.log(degraded ? 'warn' : 'info', detail, {}) : undefined),
-      })
-    : createLocalBuckets({ rate, burst });
-  return [callerLimitPlugin({ buckets })];
 }
 
 /** The front door the gateway builds (and closes) when it was given none. */
