@@ -52,6 +52,24 @@ describeWithRedis('token buckets shared by three replicas through Redis', () => 
     expect(admitted).toBeLessThanOrEqual(expected * 1.1);
   });
 
+  it('cost a caller under the limit one Redis round trip per lease, not per request', async () => {
+    const [one] = replicas('test:shared:lease:', 1_000, 1_000);
+    const scripts = async () => {
+      const stats = (await (connections[0] as RedisConnection).client.info(
+        'commandstats',
+      )) as string;
+      let calls = 0;
+      for (const match of stats.matchAll(/^cmdstat_(?:eval|evalsha):calls=(\d+)/gm)) {
+        calls += Number(match[1]);
+      }
+      return calls;
+    };
+    const before = await scripts();
+    for (let i = 0; i < 200; i++) expect(await one?.take('steady')).toBe(0);
+    // A lease of 50 (a twentieth of the limit): four round trips for 200 requests.
+    expect((await scripts()) - before).toBeLessThanOrEqual(5);
+  });
+
   it('keep callers apart', async () => {
     const [one] = replicas('test:shared:b:', 1, 1);
     expect(await one?.take('x')).toBe(0);
