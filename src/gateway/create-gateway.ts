@@ -33,11 +33,7 @@ import {
   securityYogaOptions,
 } from './armor.ts';
 import { committedWritesPlugin } from './committed-writes.ts';
-import {
-  type CompiledStats,
-  compiledDocumentsPlugin,
-  compileManifest,
-} from './compiled/plugin.ts';
+import { type CompiledStats, compiledDocumentsPlugin, compileManifest } from './compiled/plugin.ts';
 import { type CorsOrigins, corsPlugin } from './cors.ts';
 import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';

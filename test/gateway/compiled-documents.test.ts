@@ -17,7 +17,7 @@ import { isJsonObject, sendUpstreamAttempt } from '../../src/upstream/client.ts'
 import { type Stack, startStack } from '../support/harness.ts';
 
 /** A row field the upstream "forgets" for the missing-field cases (see `send` below). */
-const BROKEN = { key: '' };
+const BROKEN: { key: string; change?: (row: Record<string, unknown>) => void } = { key: '' };
 
 const NARROW = '{ orders(first: 25) { edges { node { id status } } } }';
 const WIDE =
@@ -60,6 +60,102 @@ const DOCS: Record<string, string> = {
   twoOps: 'query A { __typename } query B { orders(first: 1) { totalCount } }',
 };
 
+// The documents of the other test manifests (test/gateway/persisted-documents.test.ts).
+DOCS.latestOrders =
+  'query LatestOrders($n: Int!) { orders(first: $n) { totalCount nodes { upstreamId } } }';
+DOCS.typename = 'query Typename { __typename }';
+
+/**
+ * A generated corpus over the described resources: random selections of the orders' and the
+ * catalog products' fields (seeded, so a failure names a reproducible document), with aliases,
+ * repeated fields, __typename, inline fragments (on the type and on the Node interface), named
+ * fragments, and page sizes as literals or variables.
+ */
+function generateCorpus(count: number): Record<string, string> {
+  let seed = 0x2a;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const money = () => `{ ${pickSome(['amount', 'currency', 'formatted', 'decimal'])} }`;
+  const pickSome = (items: readonly string[]) => {
+    const chosen = items.filter(() => random() < 0.5);
+    return (chosen.length > 0 ? chosen : [pick(items)]).join(' ');
+  };
+  const order = [
+    'id',
+    'upstreamId',
+    'status',
+    'payment',
+    'shipping',
+    'customerName',
+    'customerEmail',
+    'customerId',
+    'accountId',
+    'createdAt',
+    'updatedAt',
+    '__typename',
+    () => `total ${money()}`,
+    () => `totals { withTax ${money()} discount ${money()} tax ${money()} }`,
+  ];
+  const product = [
+    'id',
+    'upstreamId',
+    'name',
+    'sku',
+    'slug',
+    'description',
+    'productType',
+    'commodityType',
+    'createdAt',
+    '__typename',
+    () =>
+      `price(currency: "${pick(['USD', 'EUR'])}") { currency includesTax amount ${money()} withTax ${money()} original ${money()} }`,
+    () => `stock { ${pickSome(['available', 'total', 'allocated'])} }`,
+  ];
+  const corpus: Record<string, string> = {};
+  for (let i = 0; i < count; i += 1) {
+    const isOrder = random() < 0.5;
+    const type = isOrder ? 'Order' : 'Product';
+    const fields = (isOrder ? order : product) as (string | (() => string))[];
+    const selection: string[] = [];
+    const fragments: string[] = [];
+    const n = 2 + Math.floor(random() * 5);
+    for (let f = 0; f < n; f += 1) {
+      const chosen = pick(fields);
+      let text = typeof chosen === 'string' ? chosen : chosen();
+      if (random() < 0.3) text = `a${f}: ${text}`;
+      const wrap = random();
+      if (wrap < 0.15) text = `... on ${type} { ${text} }`;
+      else if (wrap < 0.25 && !text.startsWith('__')) text = `... on Node { id } ${text}`;
+      else if (wrap < 0.35) {
+        fragments.push(`fragment F${f} on ${type} { ${text} }`);
+        text = `...F${f}`;
+      }
+      selection.push(text);
+      if (random() < 0.1)
+        selection.push(text.startsWith('...F') ? text : `... on ${type} { ${text} }`);
+    }
+    const byVariable = random() < 0.4;
+    const size = byVariable ? '$n' : String(1 + Math.floor(random() * 30));
+    const shape =
+      random() < 0.5
+        ? `nodes { ${selection.join(' ')} }`
+        : `edges { cursor node { ${selection.join(' ')} } }`;
+    const list = isOrder
+      ? `orders(first: ${size}) { totalCount ${shape} }`
+      : `catalog { products(first: ${size}) { totalCount ${shape} } }`;
+    corpus[`gen${i}`] =
+      `query Gen${i}${byVariable ? '($n: Int = 7)' : ''} { ${list} } ${fragments.join(' ')}`.trim();
+  }
+  return corpus;
+}
+const GENERATED = generateCorpus(40);
+Object.assign(DOCS, GENERATED);
+
 interface Raw {
   status: number;
   headers: Record<string, unknown>;
@@ -90,8 +186,8 @@ beforeAll(async () => {
   const parent = await fetch(`${stack.serviceUrl}/catalog/products?filter=eq(sku,TEE-001)`, {
     headers: { authorization: `Bearer ${token}` },
   });
-  slug = ((await parent.json()) as { data: { attributes: { slug: string } }[] }).data[0]
-    ?.attributes.slug as string;
+  slug = ((await parent.json()) as { data: { attributes: { slug: string } }[] }).data[0]?.attributes
+    .slug as string;
   DOCS.product = PRODUCT(slug);
   const persistedDocuments = new Map(Object.entries(DOCS));
   const options = {
@@ -101,11 +197,18 @@ beforeAll(async () => {
     // The same answers from the upstream for both, with a row field dropped when a case asks.
     send: async (...args: Parameters<typeof sendUpstreamAttempt>) => {
       const response = await sendUpstreamAttempt(...args);
-      const rows = isJsonObject(response.body) ? response.body.data : undefined;
-      if (BROKEN.key !== '' && Array.isArray(rows) && isJsonObject(rows[0])) {
-        const copy = { ...rows[0] };
-        delete copy[BROKEN.key];
-        return { ...response, body: { ...response.body, data: [copy, ...rows.slice(1)] } };
+      const answer = response.body;
+      const rows = isJsonObject(answer) ? answer.data : undefined;
+      if (
+        BROKEN.key !== '' &&
+        isJsonObject(answer) &&
+        Array.isArray(rows) &&
+        isJsonObject(rows[0])
+      ) {
+        const copy = structuredClone(rows[0]);
+        if (BROKEN.change) BROKEN.change(copy);
+        else delete copy[BROKEN.key];
+        return { ...response, body: { ...answer, data: [copy, ...rows.slice(1)] } };
       }
       return response;
     },
@@ -272,11 +375,57 @@ describe('equivalence with the ordinary path', () => {
     }
   });
 
+  it('the documents of the other test manifests', async () => {
+    expect((await same('latestOrders', { n: 4 })).headers.ran).toBe(1);
+    expect((await same('typename')).headers.ran).toBe(1);
+  });
+
+  it('a generated corpus: every document compiles and answers the same, with and without variables', async () => {
+    for (const id of Object.keys(GENERATED)) {
+      const answer = await same(id);
+      expect(answer.headers.ran, DOCS[id]).toBe(1);
+      expect(answer.body, DOCS[id]).not.toContain('"errors"');
+      if (DOCS[id]?.includes('$n')) expect((await same(id, { n: 3 })).headers.ran).toBe(1);
+    }
+  });
+
+  it('a generated corpus: the same errors and nulls when an upstream row lacks a field', async () => {
+    for (const key of ['status', 'meta', 'attributes']) {
+      BROKEN.key = key;
+      try {
+        for (const id of Object.keys(GENERATED).slice(0, 20)) await same(id);
+      } finally {
+        BROKEN.key = '';
+      }
+    }
+  });
+
+  it('a nullable field that fails: null, with its error at its path; the rest answered', async () => {
+    BROKEN.key = 'amount';
+    BROKEN.change = (row) => {
+      const meta = row.meta as { display_price: { with_tax: { amount: number } } };
+      meta.display_price.with_tax.amount = 2 ** 40;
+    };
+    try {
+      const answer = JSON.parse((await same('wide')).body);
+      expect(answer.errors[0].extensions.code).toBe('VALUE_OUT_OF_RANGE');
+      expect(answer.errors[0].path).toEqual(['orders', 'edges', 0, 'node', 'total']);
+      expect(answer.data.orders.edges[0].node.total).toBeNull();
+      expect(answer.data.orders.edges[1].node.total).not.toBeNull();
+      await same('aliases');
+    } finally {
+      BROKEN.key = '';
+      BROKEN.change = undefined;
+    }
+  });
+
   it('documents that are not compiled answer as always', async () => {
     expect((await same('items')).headers.ran).toBe(0);
     expect((await same('node', { id: 'T3JkZXI6eA==' })).headers.ran).toBe(0);
     expect((await same('skip', { s: false })).headers.ran).toBe(0);
-    expect((await same('twoOps', undefined, undefined, { operationName: 'B' })).headers.ran).toBe(0);
+    expect((await same('twoOps', undefined, undefined, { operationName: 'B' })).headers.ran).toBe(
+      0,
+    );
   });
 
   it('another operation name falls back to the executor, which refuses it', async () => {

@@ -219,7 +219,11 @@ function compileSelection(
         returnType: type,
         args: {},
         variableArgs: false,
-        complete: { kind: 'leaf', nonNull: true, type: schema.getType('String') as GraphQLLeafType },
+        complete: {
+          kind: 'leaf',
+          nonNull: true,
+          type: schema.getType('String') as GraphQLLeafType,
+        },
       });
       continue;
     }
@@ -239,11 +243,13 @@ function compileSelection(
     }
     let variableArgs = false;
     for (const node of nodes) {
-      visit(node.arguments ?? [], {
-        Variable() {
-          variableArgs = true;
-        },
-      });
+      for (const argument of node.arguments ?? []) {
+        visit(argument.value, {
+          Variable() {
+            variableArgs = true;
+          },
+        });
+      }
     }
     const args = variableArgs ? {} : (getArgumentValues(field, first) as Record<string, unknown>);
     const childSets = nodes

@@ -14,7 +14,7 @@ import {
   getVariableValues,
   locatedError,
 } from 'graphql';
-import type { Completion, CompiledPlan, FieldStep } from './plan.ts';
+import type { CompiledPlan, Completion, FieldStep } from './plan.ts';
 
 /** A response path as graphql-js keeps it (`info.path`). */
 interface Path {
@@ -113,7 +113,8 @@ function executeFields(
     });
     if (isPromiseLike(value)) {
       result[step.key] = null;
-      (pending ??= []).push(
+      pending ??= [];
+      pending.push(
         Promise.resolve(value).then((resolved) => {
           result[step.key] = resolved;
         }),
@@ -265,7 +266,8 @@ function completeList(
         : complete(state, step, item, raw, itemPath);
       if (isPromiseLike(completed)) {
         out[index] = null;
-        (pending ??= []).push(
+        pending ??= [];
+        pending.push(
           Promise.resolve(completed)
             .then(undefined, done)
             .then((resolved) => {
