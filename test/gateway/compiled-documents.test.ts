@@ -53,6 +53,9 @@ const DOCS: Record<string, string> = {
     'price(currency: "USD") { currency includesTax amount { formatted decimal } withTax { amount } original { amount } } ' +
     'stock { available total } } } } }',
   noProduct: '{ catalog { product(slug: "no-such-product") { id name } } }',
+  inContext:
+    'query Ctx($lang: String) @inContext(language: $lang, currency: "EUR") { catalog { products(first: 3) { ' +
+    'nodes { name price(currency: "EUR") { amount { formatted } } } } } orders(first: 2) { nodes { total { formatted } } } }',
   // Not compiled: each for its own reason, answered by the ordinary path.
   items: '{ orders(first: 2) { nodes { upstreamId items { id } } } }',
   node: 'query N($id: ID!) { node(id: $id) { id } }',
@@ -170,9 +173,11 @@ const servers: Server[] = [];
 let ordinary: string;
 let compiled: string;
 let compiledGateway: Gateway;
+/** The compiling gateway again, every request through Yoga's own handler (no fast path). */
+let compiledYoga: string;
 
-async function serve(gateway: Gateway): Promise<string> {
-  const server = createServer(createRequestListener(gateway));
+async function serve(gateway: Gateway, fastPath = true): Promise<string> {
+  const server = createServer(createRequestListener(gateway, { fastPath }));
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
@@ -216,6 +221,7 @@ beforeAll(async () => {
   ordinary = await serve(createGateway({ ...options, compiledDocuments: false }));
   compiledGateway = createGateway(options);
   compiled = await serve(compiledGateway);
+  compiledYoga = await serve(compiledGateway, false);
 });
 
 afterAll(async () => {
@@ -287,7 +293,13 @@ async function same(
   expect(b.status, id).toBe(a.status);
   expect(b.headers, id).toEqual(a.headers);
   expect(unpinned(b.body), id).toBe(unpinned(a.body));
-  const ran = (gatewaySettings(compiledGateway)?.compiled.compiled ?? 0) - before;
+  const c = await post(compiledYoga, body, headers);
+  expect([c.status, unpinned(c.body)], `${id} through Yoga's handler`).toEqual([
+    a.status,
+    unpinned(a.body),
+  ]);
+  // Counted once per gateway request: the fast path's and Yoga's.
+  const ran = ((gatewaySettings(compiledGateway)?.compiled.compiled ?? 0) - before) / 2;
   return { ...b, headers: { ...b.headers, ran } };
 }
 
@@ -373,6 +385,12 @@ describe('equivalence with the ordinary path', () => {
         BROKEN.key = '';
       }
     }
+  });
+
+  it('@inContext on the operation: applied before the plan runs; a bad value refused alike', async () => {
+    expect((await same('inContext', { lang: 'fr-FR' })).headers.ran).toBe(1);
+    expect((await same('inContext', { lang: 'de-DE' })).headers.ran).toBe(1);
+    expect((await same('inContext', { lang: 'x'.repeat(300) })).body).toContain('BAD_USER_INPUT');
   });
 
   it('the documents of the other test manifests', async () => {
