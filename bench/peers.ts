@@ -12,7 +12,7 @@
  *   - hive: Hive Gateway serving a Mesh-composed OpenAPI source (bench/peers/hive, installed
  *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out);
  *   - floor (not in the default list): bench/floor-gateway.ts, node:http + undici + JSON.parse and
- *     no GraphQL, for the narrow page only: what ours-compiled is held against.
+ *     no GraphQL, for the narrow, catalog and product pages: what ours-compiled is held against.
  * For a 25-order page (`id status`), a wide 100-order page (totals, customer, timestamps), a
  * 25-product catalog listing (EUR price, stock), a product page by slug (breadcrumbs,
  * children) and a search page (20 hits, three facets, a price sort: the same data from ours and
@@ -22,7 +22,7 @@
  * are interleaved and every figure is the median of the rounds; ratios are to the naive gateway.
  *
  * Run: npm run bench -- peers [--node 22]   (BENCH_ROUNDS=3, BENCH_SERIAL=1000, BENCH_WARMUP=300,
- * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive, BENCH_PAGES=narrow,product (a comma list of narrow, wide, catalog, product, search),
+ * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive (add ours-compiled,floor for issue 33's goal), BENCH_PAGES=narrow,product (a comma list of narrow, wide, catalog, product, search),
  * BENCH_PAIR_BLOCKS=10: alternating blocks of the orders and product pages on ours, for the product
  * page's ratio, BENCH_PROFILE=dir: write a --cpu-prof of our gateway there, BENCH_BUILT=dist/main.js: run our
  * compiled build instead of the sources, BENCH_RSS_REQUESTS=100000: our RSS over
@@ -88,7 +88,7 @@ const ALL_PAGES: Page[] = [
     size: 25,
     query: {
       relay: '{ orders(first: 25) { edges { node { id status } } } }',
-      // bench/floor-gateway.ts answers this page only (node:http + undici + JSON.parse).
+      // bench/floor-gateway.ts: node:http + undici + JSON.parse, the same calls, no GraphQL.
       floor: '{ orders(first: 25) { edges { node { id status } } } }',
       mesh: `{ listOrders(${MESH_PAGE(25)}) { data { id status } } }`,
     },
@@ -114,6 +114,7 @@ const ALL_PAGES: Page[] = [
       relay:
         '{ catalog { products(first: 25) { edges { node { id name sku ' +
         'price(currency: "EUR") { amount { amount currency formatted } } stock { available } } } } } }',
+      floor: '{ catalog { products(first: 25) { currency: "EUR" } } }',
     },
     rest: '/catalog/products?page[limit]=25&page[offset]=0',
     count: '"sku":',
@@ -127,6 +128,7 @@ const ALL_PAGES: Page[] = [
       relay:
         '{ catalog { product(slug: "__SLUG__") { id name price(currency: "USD") { amount { amount ' +
         'currency formatted } } breadcrumbs { id name } children(first: 10) { edges { node { id sku name } } } } } }',
+      floor: '{ catalog { product(slug: "__SLUG__") { breadcrumbs } } }',
     },
     rest: '/catalog/products?filter=eq(slug,__SLUG__)',
     count: '"breadcrumbs":',
@@ -208,6 +210,7 @@ async function fillProductSlug(serviceUrl: string, token: string): Promise<void>
   if (slug === undefined) throw new Error('the demo catalog has no TEE-001 to open by slug');
   for (const page of ALL_PAGES) {
     page.query.relay = page.query.relay.replace('__SLUG__', slug);
+    if (page.query.floor) page.query.floor = page.query.floor.replace('__SLUG__', slug);
     page.rest = page.rest.replace('__SLUG__', slug);
   }
 }
@@ -476,6 +479,19 @@ async function main(): Promise<void> {
           `${ratio('addedP50').toFixed(2).padStart(8)}${med('rps').toFixed(0).padStart(8)}` +
           `${ratio('rps').toFixed(2).padStart(8)}`,
       );
+    }
+    // With the floor among the targets: each one's CPU over the floor's (issue 33: compiled
+    // documents ≤ 1.3×), the median of the per-round ratios.
+    const floor = samples.get(`${page.name}|floor`);
+    if (floor) {
+      const overFloor = targets
+        .filter((target) => target.name !== 'floor' && samples.has(`${page.name}|${target.name}`))
+        .map((target) => {
+          const own = samples.get(`${page.name}|${target.name}`) ?? [];
+          const ratio = median(own.map((s, i) => s.cpu / (floor[i]?.cpu ?? Number.NaN)));
+          return `${target.name} ${ratio.toFixed(2)}`;
+        });
+      console.log(`  CPU ×floor: ${overFloor.join(', ')}`);
     }
     // Every round's own figures, so the spread behind each median is on the record.
     for (const target of targets) {
