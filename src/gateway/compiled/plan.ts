@@ -23,6 +23,7 @@
  */
 import {
   type DocumentNode,
+  defaultFieldResolver,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
@@ -61,6 +62,8 @@ export interface FieldStep {
   typename?: string;
   /** An exposed field: the parent's property of this name. */
   prop?: string;
+  /** The property is read as graphql-js's default resolver reads it (a method is called). */
+  defaultResolver?: boolean;
   /** A described resolver: the schema's own. */
   resolve?: GraphQLFieldResolver<unknown, unknown>;
   field?: GraphQLField<unknown, unknown>;
@@ -234,8 +237,16 @@ function compileSelection(
     const coordinate = `${type.name}.${name}`;
     let prop: string | undefined;
     let resolve: GraphQLFieldResolver<unknown, unknown> | undefined;
-    if (typeof exposed === 'string' && field.args.length === 0) {
+    // An exposed field is read off its parent when nothing wraps its resolver (graphql-js's
+    // default resolver, or Pothos's own `(parent) => parent[name]`); a wrapped one is called.
+    const plain =
+      field.resolve === undefined ||
+      field.resolve === defaultFieldResolver ||
+      field.resolve === field.extensions?.pothosOriginalResolve;
+    if (typeof exposed === 'string' && field.args.length === 0 && plain) {
       prop = exposed;
+    } else if (typeof exposed === 'string' && field.resolve) {
+      resolve = field.resolve;
     } else if (isDescribedResolver(schema, type, field)) {
       resolve = field.resolve ?? refuse(`${coordinate} has no resolver`);
     } else {
@@ -258,7 +269,13 @@ function compileSelection(
     steps.push({
       key,
       name,
-      ...(prop === undefined ? { resolve, field } : { prop, field }),
+      ...(prop === undefined
+        ? { resolve, field }
+        : {
+            prop,
+            field,
+            defaultResolver: field.resolve === undefined || field.resolve === defaultFieldResolver,
+          }),
       nodes,
       parentType: type,
       returnType: field.type,

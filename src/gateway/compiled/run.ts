@@ -148,7 +148,7 @@ function executeField(state: RunState, step: FieldStep, source: unknown, path: P
     let value: unknown;
     if (step.prop !== undefined) {
       value = (source as Record<string, unknown>)[step.prop];
-      if (typeof value === 'function') {
+      if (step.defaultResolver && typeof value === 'function') {
         // graphql-js's default resolver calls a method of the source.
         value = (value as (...a: unknown[]) => unknown).call(
           source,
