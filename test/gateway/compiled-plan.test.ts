@@ -21,6 +21,18 @@ import { BAD_VARIABLES, runPlan } from '../../src/gateway/compiled/run.ts';
 
 const exposed = (name: string) => ({ pothosExposedField: name });
 
+/** A row of the test's upstream, as the resolvers read it. */
+interface Row {
+  key: string;
+  status: string | null;
+  payment: string | null;
+  count: number;
+  total: unknown;
+}
+interface Context {
+  rows: Row[];
+}
+
 const Node = new GraphQLInterfaceType({
   name: 'Node',
   fields: { id: { type: new GraphQLNonNull(GraphQLString) } },
@@ -39,28 +51,27 @@ const Money = new GraphQLObjectType({
     },
   },
 });
-const Order: GraphQLObjectType = new GraphQLObjectType({
+const Order: GraphQLObjectType = new GraphQLObjectType<Row, Context>({
   name: 'Order',
   interfaces: [Node],
   fields: () => ({
-    id: { type: new GraphQLNonNull(GraphQLString), resolve: (o: { key: string }) => `O:${o.key}` },
+    id: { type: new GraphQLNonNull(GraphQLString), resolve: (o: Row) => `O:${o.key}` },
     status: { type: new GraphQLNonNull(GraphQLString), extensions: exposed('status') },
     payment: { type: GraphQLString, extensions: exposed('payment') },
     count: { type: GraphQLInt, extensions: exposed('count') },
     total: {
       type: Money,
-      resolve: (o: { total: unknown }) =>
-        o.total instanceof Error ? o.total : Promise.resolve(o.total),
+      resolve: (o: Row) => (o.total instanceof Error ? o.total : Promise.resolve(o.total)),
     },
   }),
 });
-const Query = new GraphQLObjectType({
+const Query = new GraphQLObjectType<unknown, Context>({
   name: 'Query',
   fields: {
     orders: {
       type: new GraphQLList(Order),
       args: { first: { type: GraphQLInt } },
-      resolve: (_root, args: { first?: number }, context: { rows: unknown[] }) =>
+      resolve: (_root, args: { first?: number }, context) =>
         args.first === -1
           ? Promise.reject(new Error('refused'))
           : context.rows.slice(0, args.first ?? 10),
@@ -68,14 +79,14 @@ const Query = new GraphQLObjectType({
     order: {
       type: new GraphQLNonNull(Order),
       args: { key: { type: new GraphQLNonNull(GraphQLString) } },
-      resolve: (_root, args: { key: string }, context: { rows: { key: string }[] }) =>
+      resolve: (_root, args: { key: string }, context) =>
         context.rows.find((row) => row.key === args.key) ?? null,
     },
   },
 });
 const schema = new GraphQLSchema({ query: Query, types: [Order] });
 
-const ROWS = [
+const ROWS: Row[] = [
   { key: 'a', status: 'paid', payment: null, count: 1, total: { amount: 5 } },
   { key: 'b', status: null, payment: 'x', count: 2, total: { amount: 6 } },
   { key: 'c', status: 'open', payment: 'y', count: 2 ** 40, total: { amount: 7 } },
