@@ -283,13 +283,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     options.persistedDocuments && options.compiledDocuments !== false
       ? compileManifest(schema, options.persistedDocuments)
       : undefined;
-  if (manifest && logger) {
-    logger.log('info', 'trusted documents compiled', {
-      compiled: manifest.plans.size,
-      notCompiled: manifest.skipped.length,
-      ...(manifest.skipped.length > 0 ? { reasons: manifest.skipped.slice(0, 20) } : {}),
-    });
-  }
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     // A factory is asked once per request, which then keeps that schema to its end.
     schema: schemaSource ? () => schemaSource.current() : schema,
