@@ -278,7 +278,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const schemaSource = options.schemaSource;
   const jit: JitStats = { compiled: 0, normal: 0 };
   const compiled: CompiledStats = { compiled: 0, fallback: 0 };
-  // Plans are made for the static schema; the typed schema's operations run as usual.
+  // Plans for the static schema are made here; the typed schema gets its own on first use.
   const manifest =
     options.persistedDocuments && options.compiledDocuments !== false
       ? compileManifest(schema, options.persistedDocuments)

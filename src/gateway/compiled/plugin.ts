@@ -5,9 +5,8 @@
  * execution stays the ordinary path's, in the same order: the request checks, the manifest
  * lookup, the (cached) parse and validation with the depth and cost rules, the context with its
  * session, `@inContext`, the limits judged with the variables' values (the plugin after this one
- * wraps whatever runs), masking, the request log, metrics and traces, CORS. Bad variables,
- * another operation name, or a schema other than the one compiled against (the typed Custom API
- * schema) run the ordinary executor, which answers them as always.
+ * wraps whatever runs), masking, the request log, metrics and traces, CORS. Bad variables or
+ * another operation name run the ordinary executor, which answers them as always.
  */
 import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -21,6 +20,10 @@ export interface CompiledStats {
 }
 
 export interface CompiledManifest {
+  /** The schema the plans were made for at startup (the static one). */
+  schema: GraphQLSchema;
+  /** Every trusted document's text (compiled or not). */
+  texts: ReadonlySet<string>;
   /** Plans by document text. */
   plans: ReadonlyMap<string, CompiledPlan>;
   /** The ids of documents not compiled, with the reason (they run on the ordinary path). */
@@ -49,7 +52,7 @@ export function compileManifest(
       skipped.push({ id, reason: result.reason });
     }
   }
-  return { plans, skipped };
+  return { schema, texts: new Set(documents.values()), plans, skipped };
 }
 
 /** The envelop plugin that runs compiled plans; it goes after jitPlugin, before the limits. */
@@ -57,22 +60,45 @@ export function compiledDocumentsPlugin(
   manifest: CompiledManifest,
   stats: CompiledStats = { compiled: 0, fallback: 0 },
 ): Plugin {
-  // Yoga's parse cache hands out one document object per text: the plan is found once per object.
-  const byDocument = new WeakMap<DocumentNode, CompiledPlan | null>();
-  const planOf = (document: DocumentNode): CompiledPlan | null => {
+  // Yoga's parse cache hands out one document object per text: the plan is found once per object
+  // and schema. The typed Custom API schema (swapped on refresh) gets plans of its own, made when
+  // a trusted document first runs on it: its base types and resolvers are the static schema's.
+  const bySchema = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, CompiledPlan | null>>();
+  const madeLater = new WeakMap<GraphQLSchema, Map<string, CompiledPlan | null>>();
+  const planFor = (schema: GraphQLSchema, text: string): CompiledPlan | null => {
+    if (schema === manifest.schema) return manifest.plans.get(text) ?? null;
+    let byText = madeLater.get(schema);
+    if (byText === undefined) {
+      byText = new Map();
+      madeLater.set(schema, byText);
+    }
+    let plan = byText.get(text);
+    if (plan === undefined) {
+      const result = compileDocument(schema, text);
+      plan = result.reason === undefined ? result.plan : null;
+      byText.set(text, plan);
+    }
+    return plan;
+  };
+  const planOf = (schema: GraphQLSchema, document: DocumentNode): CompiledPlan | null => {
+    let byDocument = bySchema.get(schema);
+    if (byDocument === undefined) {
+      byDocument = new WeakMap();
+      bySchema.set(schema, byDocument);
+    }
     let plan = byDocument.get(document);
     if (plan === undefined) {
       const text = document.loc?.source.body;
-      plan = (text === undefined ? undefined : manifest.plans.get(text)) ?? null;
+      plan = text !== undefined && manifest.texts.has(text) ? planFor(schema, text) : null;
       byDocument.set(document, plan);
     }
     return plan;
   };
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
-      if (manifest.plans.size === 0 || !args.document) return;
-      const plan = planOf(args.document);
-      if (plan === null || args.schema !== plan.schema) return;
+      if (!args.document || !args.schema) return;
+      const plan = planOf(args.schema, args.document);
+      if (plan === null) return;
       const name = args.operationName;
       if (name != null && name !== plan.operation.name?.value) return;
       setExecuteFn((executeArgs) => {
