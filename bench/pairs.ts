@@ -11,7 +11,10 @@
  * (another entry: `dist/main.js`, `bench/naive-gateway.ts`, …), `FLAGS`
  * (node flags, space-separated), `PROF` (a directory for a --cpu-prof of that variant) and
  * `TSX=1` (a .ts entry through the tsx loader; by default one runs as `npm start` runs its entry,
- * through scripts/ts.mjs).
+ * through scripts/ts.mjs). `BY_ID=1`: the variant runs a manifest holding BENCH_QUERY
+ * (PERSISTED_DOCUMENTS, written by the bench) and is sent the document's id instead of its text;
+ * with it, `{"BY_ID":"1"}` against `{"BY_ID":"1","COMPILED_DOCUMENTS":"0"}` prices the compiled
+ * plans (src/gateway/compiled/) and `{"ENTRY":"bench/floor-gateway.ts"}` gives the floor.
  *
  * Run: npx tsx bench/pairs.ts '{"ENTRY":"bench/naive-gateway.ts"}' '{}' '{"METRICS":"0"}'
  * (BENCH_BLOCK=500 requests per block, BENCH_BLOCKS=12, BENCH_WARMUP=2000 per variant first,
@@ -19,7 +22,9 @@
  * block instead of serial CPU)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'undici';
 import {
   autocannon,
@@ -38,6 +43,8 @@ const QUERY = process.env.BENCH_QUERY ?? '{ orders(first: 25) { edges { node { i
 
 interface Variant {
   env: Record<string, string>;
+  /** The request body: the query's text, or (BY_ID) its trusted document's id. */
+  body: string;
   url: string;
   child: ChildProcess;
   client: Client;
@@ -58,7 +65,11 @@ if (variantsEnv.length === 0) {
   process.exit(2);
 }
 const { child: service, url: serviceUrl, token } = await startBenchService(start);
-const body = JSON.stringify({ query: QUERY });
+const textBody = JSON.stringify({ query: QUERY });
+const idBody = JSON.stringify({ documentId: 'bench-query' });
+const manifestDir = mkdtempSync(join(tmpdir(), 'pairs-manifest-'));
+const manifest = join(manifestDir, 'manifest.json');
+writeFileSync(manifest, JSON.stringify({ 'bench-query': QUERY }));
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
 
 const variants: Variant[] = [];
@@ -75,11 +86,14 @@ for (const env of variantsEnv) {
     : env.TSX === '1'
       ? [...flags, '--import', 'tsx/esm', entry]
       : [...flags, 'scripts/ts.mjs', entry];
+  const byId = env.BY_ID === '1';
+  const body = byId ? idBody : textBody;
   const child = start(args, {
     PORT: String(port),
     HOST: '127.0.0.1',
     UPSTREAM_URL: serviceUrl,
     LOG_REQUESTS: '0',
+    ...(byId ? { PERSISTED_DOCUMENTS: manifest } : {}),
     ...env,
   });
   const url = `http://127.0.0.1:${port}`;
@@ -87,11 +101,16 @@ for (const env of variantsEnv) {
     async () => (await fetch(`${url}/graphql`, { method: 'POST', headers, body })).status === 200,
     JSON.stringify(env),
   );
-  variants.push({ env, url, child, client: new Client(url), samples: [], service: [] });
+  variants.push({ env, body, url, child, client: new Client(url), samples: [], service: [] });
 }
 
-async function send(client: Client): Promise<void> {
-  const response = await client.request({ method: 'POST', path: '/graphql', headers, body });
+async function send(variant: Variant): Promise<void> {
+  const response = await variant.client.request({
+    method: 'POST',
+    path: '/graphql',
+    headers,
+    body: variant.body,
+  });
   const text = await response.body.text();
   if (response.statusCode !== 200 || text.includes('"errors"')) {
     throw new Error(`unexpected answer: ${text.slice(0, 200)}`);
@@ -99,7 +118,7 @@ async function send(client: Client): Promise<void> {
 }
 
 for (const variant of variants) {
-  for (let i = 0; i < WARMUP; i += 1) await send(variant.client);
+  for (let i = 0; i < WARMUP; i += 1) await send(variant);
 }
 const loads = [loadavg()[0] as number];
 for (let block = 0; block < BLOCKS; block += 1) {
@@ -110,7 +129,7 @@ for (let block = 0; block < BLOCKS; block += 1) {
         url: `${variant.url}/graphql`,
         method: 'POST',
         headers,
-        body,
+        body: variant.body,
         connections: 16,
         duration: SECONDS,
       });
@@ -121,7 +140,7 @@ for (let block = 0; block < BLOCKS; block += 1) {
     const pid = variant.child.pid as number;
     const before = processCpuMicros(pid);
     const serviceBefore = processCpuMicros(service.pid as number);
-    for (let i = 0; i < BLOCK; i += 1) await send(variant.client);
+    for (let i = 0; i < BLOCK; i += 1) await send(variant);
     variant.samples.push((processCpuMicros(pid) - before) / BLOCK);
     variant.service.push((processCpuMicros(service.pid as number) - serviceBefore) / BLOCK);
   }

@@ -163,6 +163,15 @@ async function main(): Promise<void> {
       ? { tracer: tracing.tracer, traceGraphqlDocument: config.tracing?.graphqlDocument }
       : {}),
   });
+  const settings = gatewaySettings(gateway);
+  if (persistedDocuments && config.gateway.compiledDocuments !== false && settings) {
+    // Which trusted documents run as compiled plans, and why the others do not
+    // (docs/compiled-documents.md).
+    logger.log('info', 'trusted documents compiled', {
+      documents: persistedDocuments.size,
+      notCompiled: settings.notCompiled.slice(0, 20),
+    });
+  }
   const server: Server = createServer(
     createRequestListener(gateway, { fastPath: listen.fastPath }),
   );
@@ -171,7 +180,7 @@ async function main(): Promise<void> {
     server.once('error', reject);
     server.listen(listen.port, listen.host, resolve);
   });
-  const metrics = gatewaySettings(gateway)?.metrics;
+  const metrics = settings?.metrics;
   let metricsServer: Server | undefined;
   if (metrics && listen.metricsPort !== undefined) {
     const listening = createServer(metricsListener(metrics));

@@ -99,6 +99,7 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'LOG_LEVEL',
   'FAST_PATH',
   'JIT',
+  'COMPILED_DOCUMENTS',
   'SHUTDOWN_TIMEOUT_MS',
   'UPSTREAM_CALL_BUDGET',
   'PAGING_MAX_FIRST',
@@ -188,6 +189,7 @@ export type GatewayConfig = Required<
     | 'corsOrigins'
     | 'maxBodyBytes'
     | 'jit'
+    | 'compiledDocuments'
   >
 > & {
   /** Limits on one GraphQL document (src/gateway/armor.ts): `MAX_DEPTH` … `MAX_LIST_ITEMS`. */
@@ -313,6 +315,7 @@ export function loadConfig(env: Env = process.env): Config {
         maxListItems: parseCount('MAX_LIST_ITEMS', env.MAX_LIST_ITEMS, q.maxListItems),
       },
       jit: parseBool('JIT', env.JIT, true),
+      compiledDocuments: parseBool('COMPILED_DOCUMENTS', env.COMPILED_DOCUMENTS, true),
       metrics: parseBool('METRICS', env.METRICS, true)
         ? { path: metricsPort === undefined ? '/metrics' : false }
         : false,

@@ -35,6 +35,7 @@ import {
 } from './armor.ts';
 import { callerLimitPlugins } from './caller-limit.ts';
 import { committedWritesPlugin } from './committed-writes.ts';
+import { type CompiledStats, compiledDocumentsPlugin, compileManifest } from './compiled/plugin.ts';
 import { type CorsOrigins, corsPlugin } from './cors.ts';
 import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
@@ -143,6 +144,12 @@ export interface GatewayOptionsBase {
   /** Compiled execution of queries (src/gateway/jit.ts). Default true. */
   jit?: boolean;
   /**
+   * With `persistedDocuments`: compile each trusted document once, at startup, into a plan that
+   * runs instead of the executor (src/gateway/compiled/; documents it cannot prove equal run as
+   * usual). Default true.
+   */
+  compiledDocuments?: boolean;
+  /**
    * Where each request's schema comes from (the typed Custom API schema, swapped on refresh:
    * src/gateway/typed-schema-source.ts). Default: the static schema.
    */
@@ -196,6 +203,10 @@ export interface GatewaySettings {
   maxBodyBytes: number;
   /** Operations run compiled or not (src/gateway/jit.ts); all normal when jit is off. */
   jit: JitStats;
+  /** Operations of trusted documents that ran their compiled plan (src/gateway/compiled/). */
+  compiled: CompiledStats;
+  /** Trusted documents not compiled, with the reason (they run on the ordinary path). */
+  notCompiled: readonly { id: string; reason: string }[];
   /** The gateway's metrics, unless turned off. */
   metrics?: Metrics | undefined;
 }
@@ -292,6 +303,12 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const schemaSource = options.schemaSource;
   const jit: JitStats = { compiled: 0, normal: 0 };
+  const compiled: CompiledStats = { compiled: 0, fallback: 0 };
+  // Plans for the static schema are made here; the typed schema gets its own on first use.
+  const manifest =
+    options.persistedDocuments && options.compiledDocuments !== false
+      ? compileManifest(schema, options.persistedDocuments)
+      : undefined;
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     // A factory is asked once per request, which then keeps that schema to its end.
     schema: schemaSource ? () => schemaSource.current() : schema,
@@ -369,6 +386,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         ? [requestLogPlugin({ logger, ...(tracing ? { traceIdOf: tracing.traceIdOf } : {}) })]
         : []),
       ...(options.jit === false ? [] : [jitPlugin(jit)]),
+      // After jit (its plans replace the executor jit chose), before the limits (they wrap it).
+      ...(manifest ? [compiledDocumentsPlugin(manifest, compiled)] : []),
       // After jit: it wraps whichever executor runs, judging the variables' values first.
       operationLimitsPlugin({ limits: options.queryLimits, maxFirst: paging.maxFirst }),
       // Before Yoga's masking, which runs after every plugin given here.
@@ -386,6 +405,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   settingsOf.set(yoga, {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     jit,
+    compiled,
+    notCompiled: manifest?.skipped ?? [],
     metrics,
   });
   return yoga;

@@ -112,6 +112,7 @@ const PAGES = [
   'docs/errors.md',
   'docs/merchandiser.md',
   'docs/security.md',
+  'docs/compiled-documents.md',
   'docs/operations.md',
   'docs/integration.md',
   'docs/embedded-service.md',
