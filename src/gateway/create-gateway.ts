@@ -46,6 +46,7 @@ import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 import { createMetrics, type Metrics, type MetricsOptions } from './metrics.ts';
 import { operationLimitsPlugin } from './operation-limits.ts';
 import { type PersistedDocuments, persistedDocumentsPlugin } from './persisted-documents.ts';
+import { credentialsOf } from './request-checks.ts';
 import { subscriptionsPlugin } from './subscriptions.ts';
 import { createTracing } from './tracing.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
@@ -350,8 +351,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...securityYogaOptions({ maxBodyBytes: options.maxBodyBytes }),
     ...(logger === undefined ? {} : { logging: logger ? createYogaLogger(logger) : false }),
     context: tracing
-      ? ({ request }) => withEvents(createContext(request, tracing.spanOf(request)))
-      : ({ request }) => withEvents(createContext(request)),
+      ? ({ request }) => withEvents(createContext(credentialsOf(request), tracing.spanOf(request)))
+      : ({ request }) => withEvents(createContext(credentialsOf(request))),
     plugins: [
       // First, where Yoga's own CORS was: a preflight is answered before anything counts it.
       corsPlugin(options.corsOrigins ?? []),
