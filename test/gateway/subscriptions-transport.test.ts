@@ -44,7 +44,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const CART_WEBHOOK = (cartId: string, id = crypto.randomUUID()) =>
+const CART_WEBHOOK = (cartId: string, id: string = crypto.randomUUID()) =>
   JSON.stringify({
     id,
     triggered_by: 'cart.updated',
