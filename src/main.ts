@@ -5,6 +5,7 @@
  * embedded service (fastify over `node:sqlite`) is loaded only when it runs.
  */
 import './check-node.ts';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
@@ -24,6 +25,7 @@ import { installGracefulShutdown } from './gateway/shutdown.ts';
 import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
 import { schema as baseSchema } from './schema/index.ts';
 import { createUpstream } from './upstream/index.ts';
+import { ensureWebhookIntegration, INTEGRATION_NAME } from './webhook-integration.ts';
 
 const DEMO_TOKEN_RENEW_MS = 50 * 60 * 1000;
 /** Where the embedded service's development certificate authority is kept (COMMERCE_HTTPS). */
@@ -123,10 +125,17 @@ async function main(): Promise<void> {
   const tracing = config.tracing
     ? await (await import('./gateway/otel.ts')).createTracerSetup(config.tracing, { logger })
     : undefined;
+  // The store's events for subscriptions: with the embedded service and no WEBHOOK_SECRET, a
+  // secret of this run's own, given to the demo store's integration once the gateway listens.
+  const wireEmbeddedEvents = demo !== undefined && demoToken !== undefined;
+  const webhookSecret =
+    config.gateway.events.webhookSecret ??
+    (wireEmbeddedEvents ? randomBytes(32).toString('base64url') : undefined);
   // The gateway on its own options (METRICS_PORT: collected here, served by their own server
   // below), with what only this process has: the front door, tokens, manifest, log, health.
   const gateway = createGateway({
     ...config.gateway,
+    events: { ...config.gateway.events, ...(webhookSecret ? { webhookSecret } : {}) },
     upstream,
     demoToken: demoTokenChooser({
       bindHost: listen.host,
@@ -170,6 +179,29 @@ async function main(): Promise<void> {
         ? `[${listen.host}]`
         : listen.host;
 
+  // The service posts to the gateway on this machine: a wildcard bind is reached on loopback.
+  const reachableHost =
+    listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host === '::' ? '[::1]' : shownHost;
+  const receiverUrl = `http://${reachableHost}:${port}/webhooks/commerce`;
+  let eventsLine = webhookSecret
+    ? `POST ${receiverUrl} (WEBHOOK_SECRET; create the store's integration: npm run webhooks:create)`
+    : 'off (set WEBHOOK_SECRET to receive the store’s webhooks)';
+  if (wireEmbeddedEvents && webhookSecret && upstreamUrl !== undefined && demoToken !== undefined) {
+    try {
+      await ensureWebhookIntegration({
+        apiUrl: upstreamUrl,
+        token: demoToken,
+        url: receiverUrl,
+        secret: webhookSecret,
+        ...(serviceTls ? { ca: serviceTls.ca } : {}),
+      });
+      eventsLine = `${receiverUrl} ← the demo store's integration "${INTEGRATION_NAME}"`;
+    } catch (error) {
+      // Subscriptions then receive nothing; everything else works: say so, do not stop.
+      eventsLine = `not wired (${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+
   console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
   const endpoint = `http://${shownHost}:${port}${gateway.graphqlEndpoint}`;
   // Without GraphiQL a browser's GET of the endpoint is answered 406: say so, not "GraphiQL".
@@ -179,6 +211,7 @@ async function main(): Promise<void> {
       : `  GraphiQL / endpoint: ${endpoint}`,
   );
   console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
+  console.log(`  store events:        ${eventsLine}`);
   if (serviceTls)
     console.log(`  its TLS authority:   ${serviceTls.caPath} (trust it once: NODE_EXTRA_CA_CERTS)`);
   if (config.tracing)

@@ -56,7 +56,7 @@ export async function ensureWebhookIntegration(
   };
   try {
     const filter = encodeURIComponent(`eq(name,${INTEGRATION_NAME})`);
-    const listed = await call('GET', `/v2/integrations?filter=${filter}&page[limit]=1`);
+    const listed = await call('GET', `/v2/integrations?filter=${filter}`);
     const data = (listed.body as { data?: { id?: unknown }[] } | null)?.data ?? [];
     const existing = data.find((row) => typeof row.id === 'string')?.id as string | undefined;
     const attributes = {

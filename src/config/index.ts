@@ -19,7 +19,11 @@ import {
   DEFAULT_QUERY_LIMITS,
   type QueryLimits,
 } from '../gateway/armor.ts';
-import type { GatewayOptionsBase } from '../gateway/create-gateway.ts';
+import type { GatewayEventsOptions, GatewayOptionsBase } from '../gateway/create-gateway.ts';
+import {
+  DEFAULT_EVENT_REPLAY_MAX,
+  DEFAULT_EVENT_REPLAY_SECONDS,
+} from '../gateway/events/memory-bus.ts';
 import type { LogThreshold } from '../gateway/logging.ts';
 import type { TracesSampler, TracingConfig } from '../gateway/otel.ts';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../gateway/shutdown.ts';
@@ -113,7 +117,13 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'OTEL_TRACES_SAMPLER',
   'OTEL_TRACES_SAMPLER_ARG',
   'TRACE_GRAPHQL_DOCUMENT',
+  'EVENT_REPLAY_SECONDS',
+  'EVENT_REPLAY_MAX',
+  'WEBHOOK_SECRET',
 ];
+
+/** The shortest WEBHOOK_SECRET taken: anything shorter is guessable. */
+export const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
 /** Where `npm start` listens (src/main.ts), and how it drains. */
 export interface ListenConfig {
@@ -181,6 +191,14 @@ export type GatewayConfig = Required<
    * `/metrics`, or collected for the metrics port (`path: false`) when `METRICS_PORT` is set.
    */
   metrics: false | { path: '/metrics' | false };
+  /**
+   * Subscriptions' events (docs/subscriptions.md): the replay window of the bus,
+   * `EVENT_REPLAY_SECONDS` (default 300) and `EVENT_REPLAY_MAX` (default 10,000 events), and the
+   * webhook receiver's secret, `WEBHOOK_SECRET` (unset: no receiver, unless `npm start` wires
+   * the embedded service's integration with one of its own).
+   */
+  events: Required<Pick<GatewayEventsOptions, 'replaySeconds' | 'replayMax'>> &
+    Pick<GatewayEventsOptions, 'webhookSecret'>;
 };
 
 /** Where the typed schema's definitions come from, and how often they are re-read. */
@@ -296,6 +314,7 @@ export function loadConfig(env: Env = process.env): Config {
       metrics: parseBool('METRICS', env.METRICS, true)
         ? { path: metricsPort === undefined ? '/metrics' : false }
         : false,
+      events: eventsFromEnv(env),
     },
     logging: {
       level: parseLogLevel(env.LOG_LEVEL),
@@ -334,6 +353,31 @@ function breakerFromEnv(env: Env): NonNullable<ResilienceConfig['breaker']> {
     minimumCalls: parseCount('BREAKER_MIN_CALLS', env.BREAKER_MIN_CALLS, d.minimumCalls),
     windowMs: parseCount('BREAKER_WINDOW_MS', env.BREAKER_WINDOW_MS, d.windowMs),
     cooldownMs: parseCount('BREAKER_COOLDOWN_MS', env.BREAKER_COOLDOWN_MS, d.cooldownMs),
+  };
+}
+
+function eventsFromEnv(env: Env): GatewayConfig['events'] {
+  const secret = env.WEBHOOK_SECRET ?? '';
+  if (secret !== '' && secret.length < MIN_WEBHOOK_SECRET_LENGTH) {
+    // The value is a secret: its length is said, never the value.
+    throw new ConfigError(
+      `WEBHOOK_SECRET must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters, got ${secret.length}`,
+    );
+  }
+  return {
+    replaySeconds: parseCount(
+      'EVENT_REPLAY_SECONDS',
+      env.EVENT_REPLAY_SECONDS,
+      DEFAULT_EVENT_REPLAY_SECONDS,
+      86_400,
+    ),
+    replayMax: parseCount(
+      'EVENT_REPLAY_MAX',
+      env.EVENT_REPLAY_MAX,
+      DEFAULT_EVENT_REPLAY_MAX,
+      1_000_000,
+    ),
+    ...(secret === '' ? {} : { webhookSecret: secret }),
   };
 }
 

@@ -129,6 +129,8 @@ describe("docs/operations.md's configuration tables", () => {
       SCHEMA_REFRESH_MS: (c) => c.typedSchema.refreshMs,
       FORWARD_HEADERS: (c) => c.upstream.forwardHeaders.join(','),
       CATALOG_CACHE_SECONDS: (c) => c.upstream.catalogCacheSeconds,
+      EVENT_REPLAY_SECONDS: (c) => c.gateway.events.replaySeconds,
+      EVENT_REPLAY_MAX: (c) => c.gateway.events.replayMax,
     };
     const serviceDefaults: Record<string, (s: ServiceConfig) => unknown> = {
       COMMERCE_PORT: (s) => s.port,
