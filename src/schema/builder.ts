@@ -82,11 +82,6 @@ export const builder = new SchemaBuilder<{
 
 builder.queryType({ description: 'Read the commerce store of the bearer token.' });
 builder.mutationType({ description: 'Change the commerce store of the bearer token.' });
-builder.subscriptionType({
-  description:
-    'Follow the store of the bearer token as it changes (GraphQL over SSE): each event is read ' +
-    'with the subscriber’s own credentials, and one the subscriber could not query is not sent.',
-});
 
 builder.globalConnectionField('totalCount', (t) =>
   t.int({

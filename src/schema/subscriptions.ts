@@ -23,6 +23,14 @@ import {
   resumeAfter,
 } from './subscription-feed.ts';
 
+// Declared with its fields, not beside Query in the builder: a schema built from some of the type
+// files (tests do) would otherwise have an empty, invalid Subscription type.
+builder.subscriptionType({
+  description:
+    'Follow the store of the bearer token as it changes (GraphQL over SSE): each event is read ' +
+    'with the subscriber’s own credentials, and one the subscriber could not query is not sent.',
+});
+
 /** The most products one `stockChanged` follows. */
 export const MAX_STOCK_PRODUCTS = 100;
 
@@ -119,7 +127,7 @@ builder.subscriptionField('orderUpdated', (t) =>
   t.field({
     type: OrderUpdatedRef,
     description:
-      'Each change of one order (its payment, say). Refused at once (NOT_FOUND) when the ' +
+      'Each change of one order (its payment, say). Refused at once (NOT_FOUND, FORBIDDEN) when the ' +
       'subscriber cannot read the order; one upstream read per event.',
     args: {
       orderId: t.arg.id({
