@@ -114,6 +114,7 @@ const PAGES = [
   'docs/security.md',
   'docs/operations.md',
   'docs/integration.md',
+  'docs/subscriptions.md',
   'docs/embedded-service.md',
   'docs/benchmarks.md',
   'docs/development.md',
