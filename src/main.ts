@@ -250,7 +250,13 @@ async function main(): Promise<void> {
   // the pool and the embedded service close and the process exits 0.
   installGracefulShutdown(server, {
     timeoutMs: listen.shutdownTimeoutMs,
-    onDraining: () => health.setDraining(),
+    onDraining: () => {
+      health.setDraining();
+      // Open subscriptions would hold the drain to its timeout: they end now (their clients
+      // reconnect elsewhere with Last-Event-ID), and a webhook arriving meanwhile is answered
+      // 503, so the store delivers it again.
+      void gatewaySettings(gateway)?.events.close();
+    },
     cleanup: async () => {
       metricsServer?.close();
       await gateway.dispose();

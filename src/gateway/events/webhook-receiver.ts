@@ -197,8 +197,26 @@ export function webhookReceiverPlugin(options: WebhookReceiverOptions): Plugin {
     }
     const read = readWebhook(body);
     if (read === undefined) return answer(202, { ignored: true });
+    if (read.webhookId !== undefined && seen.has(read.webhookId)) {
+      return answer(200, { duplicate: true });
+    }
+    let published: StoreEvent;
+    try {
+      published = await options.bus.publish({
+        ...read.event,
+        receivedAt: new Date().toISOString(),
+      });
+    } catch {
+      // The bus is closed (the gateway drains) or unreachable: the upstream delivers again later,
+      // to this replica or another.
+      return new Response(
+        JSON.stringify({
+          errors: [{ message: 'The event could not be published: deliver it again later' }],
+        }),
+        { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '5' } },
+      );
+    }
     if (read.webhookId !== undefined) {
-      if (seen.has(read.webhookId)) return answer(200, { duplicate: true });
       seen.add(read.webhookId);
       // Oldest first out: a Set iterates in insertion order.
       if (seen.size > REMEMBERED_DELIVERIES) {
@@ -206,10 +224,6 @@ export function webhookReceiverPlugin(options: WebhookReceiverOptions): Plugin {
         if (oldest !== undefined) seen.delete(oldest);
       }
     }
-    const published = await options.bus.publish({
-      ...read.event,
-      receivedAt: new Date().toISOString(),
-    });
     return answer(200, { eventId: published.id });
   }
 
