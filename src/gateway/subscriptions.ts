@@ -52,8 +52,36 @@ async function subscribeWithEventSessions(args: Parameters<typeof validateSubscr
   return mapSourceToResponseEvent(validated, stream, executeEvent);
 }
 
+/**
+ * A stream asked for without a media type that carries one (a subscription POSTed with only
+ * `Accept: application/json`): Yoga would answer a bare 406 with no body; this one says what to
+ * send, with a code, as every other refusal of a request does.
+ */
+function notAcceptable(): Response {
+  const body = {
+    errors: [
+      {
+        message:
+          'This operation answers a stream of events: send Accept: text/event-stream (GraphQL over SSE)',
+        extensions: { code: 'BAD_REQUEST' },
+      },
+    ],
+  };
+  return new Response(JSON.stringify(body), {
+    status: 406,
+    headers: { 'content-type': 'application/json; charset=utf-8', accept: 'text/event-stream' },
+  });
+}
+
 export const subscriptionsPlugin: Plugin = {
   onSubscribe({ setSubscribeFn }) {
     setSubscribeFn(subscribeWithEventSessions as never);
+  },
+  onResultProcess({ result, resultProcessor, setResultProcessor }) {
+    if (resultProcessor === undefined && isAsyncIterable(result)) {
+      // The stream is never read: end it, so its subscription lets go of the bus.
+      void (result as AsyncIterable<unknown>)[Symbol.asyncIterator]().return?.();
+      setResultProcessor(notAcceptable, 'application/json');
+    }
   },
 };

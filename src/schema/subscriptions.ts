@@ -79,26 +79,34 @@ builder.subscriptionField('cartUpdated', (t) =>
     subscribe: async (_root, args, context) => {
       const cartId = judgeId(args.cartId, 'cartId', CART);
       const after = await resumeAfter(context, args.after);
-      await readOnce(context, (session) => fetchCart(session, cartId));
-      return follow(context, {
+      const stream = follow(context, {
         after,
         keep: (event) => event.subject.cartId === cartId,
         read: (session) => nullWhenNotFound(fetchCart(session, cartId)),
       });
+      return readOnce(context, stream, (session) => fetchCart(session, cartId));
     },
     resolve: (delivery) => delivery as Delivery<CartShape>,
     extensions: { upstreamCalls: 1 },
   }),
 );
 
-/** A read before the first event: what the subscriber cannot read, they cannot follow. */
-async function readOnce(
+/**
+ * A read before the first event: what the subscriber cannot read, they cannot follow. The stream
+ * is open already, so an event that comes during the read is kept, not lost; a refusal ends it.
+ */
+async function readOnce<T>(
   context: GatewayContext,
+  stream: AsyncIterableIterator<T>,
   read: (session: GatewayContext) => Promise<unknown>,
-): Promise<void> {
+): Promise<AsyncIterableIterator<T>> {
   const session = context.fork();
   try {
     await read(session);
+    return stream;
+  } catch (error) {
+    await stream.return?.();
+    throw error;
   } finally {
     session.finish();
   }
@@ -139,15 +147,15 @@ builder.subscriptionField('orderUpdated', (t) =>
     subscribe: async (_root, args, context) => {
       const orderId = judgeId(args.orderId, 'orderId', ORDER);
       const after = await resumeAfter(context, args.after);
-      await readOnce(context, async (session) => {
-        if ((await Orders.load(session, orderId)) === null) {
-          throw new NotFoundError(`No order ${orderId} that this token can read`);
-        }
-      });
-      return follow(context, {
+      const stream = follow(context, {
         after,
         keep: (event) => event.subject.orderId === orderId,
         read: (session) => Orders.load(session, orderId),
+      });
+      return readOnce(context, stream, async (session) => {
+        if ((await Orders.load(session, orderId)) === null) {
+          throw new NotFoundError(`No order ${orderId} that this token can read`);
+        }
       });
     },
     resolve: (delivery) => delivery as Delivery<OrderShape>,

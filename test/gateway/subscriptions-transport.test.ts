@@ -240,6 +240,28 @@ describe('clients', () => {
     });
   });
 
+  it('answers a subscription asked for as JSON with 406 and what to send', async () => {
+    const response = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: `Bearer ${await stack.token()}`,
+      },
+      body: JSON.stringify({ query: 'subscription { catalogPublished { eventId } }' }),
+    });
+    expect(response.status).toBe(406);
+    expect(await response.json()).toEqual({
+      errors: [
+        {
+          message:
+            'This operation answers a stream of events: send Accept: text/event-stream (GraphQL over SSE)',
+          extensions: { code: 'BAD_REQUEST' },
+        },
+      ],
+    });
+  });
+
   it('runs subscriptions through subscribe, which jit never compiles', async () => {
     const jit = gatewaySettings(gateway)?.jit;
     const token = await stack.token();
