@@ -19,11 +19,7 @@ import {
   DEFAULT_QUERY_LIMITS,
   type QueryLimits,
 } from '../gateway/armor.ts';
-import type { GatewayEventsOptions, GatewayOptionsBase } from '../gateway/create-gateway.ts';
-import {
-  DEFAULT_EVENT_REPLAY_MAX,
-  DEFAULT_EVENT_REPLAY_SECONDS,
-} from '../gateway/events/memory-bus.ts';
+import type { GatewayOptionsBase } from '../gateway/create-gateway.ts';
 import type { LogThreshold } from '../gateway/logging.ts';
 import type { TracesSampler, TracingConfig } from '../gateway/otel.ts';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from '../gateway/shutdown.ts';
@@ -36,6 +32,7 @@ import { DEFAULT_PAGING_LIMITS, type PagingLimits } from '../upstream/paging/pla
 import { DEFAULT_RESILIENCE_OPTIONS, type ResilienceConfig } from '../upstream/resilience.ts';
 import { DEFAULT_OPERATION_DEADLINE_MS } from '../upstream/session.ts';
 import { ConfigError, type Env } from './errors.ts';
+import { type EventsConfig, eventsFromEnv } from './events.ts';
 import {
   parseBool,
   parseCatalogCacheSeconds,
@@ -49,6 +46,7 @@ import {
   SAMPLERS,
 } from './values.ts';
 
+export { type EventsConfig, MIN_WEBHOOK_SECRET_LENGTH } from './events.ts';
 export { ConfigError, type Env, parseCorsOrigins, parseForwardHeaders, type TracingConfig };
 
 /** The port of the gateway when `PORT` is unset. */
@@ -122,9 +120,6 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'WEBHOOK_SECRET',
 ];
 
-/** The shortest WEBHOOK_SECRET taken: anything shorter is guessable. */
-export const MIN_WEBHOOK_SECRET_LENGTH = 16;
-
 /** Where `npm start` listens (src/main.ts), and how it drains. */
 export interface ListenConfig {
   /** Port of the gateway. `PORT`, default DEFAULT_PORT (4000). */
@@ -197,8 +192,7 @@ export type GatewayConfig = Required<
    * webhook receiver's secret, `WEBHOOK_SECRET` (unset: no receiver, unless `npm start` wires
    * the embedded service's integration with one of its own).
    */
-  events: Required<Pick<GatewayEventsOptions, 'replaySeconds' | 'replayMax'>> &
-    Pick<GatewayEventsOptions, 'webhookSecret'>;
+  events: EventsConfig;
 };
 
 /** Where the typed schema's definitions come from, and how often they are re-read. */
@@ -353,31 +347,6 @@ function breakerFromEnv(env: Env): NonNullable<ResilienceConfig['breaker']> {
     minimumCalls: parseCount('BREAKER_MIN_CALLS', env.BREAKER_MIN_CALLS, d.minimumCalls),
     windowMs: parseCount('BREAKER_WINDOW_MS', env.BREAKER_WINDOW_MS, d.windowMs),
     cooldownMs: parseCount('BREAKER_COOLDOWN_MS', env.BREAKER_COOLDOWN_MS, d.cooldownMs),
-  };
-}
-
-function eventsFromEnv(env: Env): GatewayConfig['events'] {
-  const secret = env.WEBHOOK_SECRET ?? '';
-  if (secret !== '' && secret.length < MIN_WEBHOOK_SECRET_LENGTH) {
-    // The value is a secret: its length is said, never the value.
-    throw new ConfigError(
-      `WEBHOOK_SECRET must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters, got ${secret.length}`,
-    );
-  }
-  return {
-    replaySeconds: parseCount(
-      'EVENT_REPLAY_SECONDS',
-      env.EVENT_REPLAY_SECONDS,
-      DEFAULT_EVENT_REPLAY_SECONDS,
-      86_400,
-    ),
-    replayMax: parseCount(
-      'EVENT_REPLAY_MAX',
-      env.EVENT_REPLAY_MAX,
-      DEFAULT_EVENT_REPLAY_MAX,
-      1_000_000,
-    ),
-    ...(secret === '' ? {} : { webhookSecret: secret }),
   };
 }
 

@@ -5,6 +5,7 @@
  * when the client goes away even while it waits for an event.
  */
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.ts';
 import type { StoreEvent } from '../../src/gateway/events/bus.ts';
 import { compareEventIds, createMemoryBus } from '../../src/gateway/events/memory-bus.ts';
 import { readWebhook, WebhookRefusal } from '../../src/gateway/events/webhook-receiver.ts';
@@ -152,5 +153,22 @@ describe('reading a webhook', () => {
     expect(refusal(body('cart.updated', { id: 'x'.repeat(200) }))).toBe(
       '400 The cart.updated event carries no id',
     );
+  });
+});
+
+describe('the settings', () => {
+  it('reads the replay window and the secret, refusing a short secret without echoing it', () => {
+    expect(loadConfig({}).gateway.events).toEqual({ replaySeconds: 300, replayMax: 10_000 });
+    expect(
+      loadConfig({
+        EVENT_REPLAY_SECONDS: '60',
+        EVENT_REPLAY_MAX: '500',
+        WEBHOOK_SECRET: 'a-long-enough-secret',
+      }).gateway.events,
+    ).toEqual({ replaySeconds: 60, replayMax: 500, webhookSecret: 'a-long-enough-secret' });
+    expect(() => loadConfig({ WEBHOOK_SECRET: 'hunter2' })).toThrow(
+      'WEBHOOK_SECRET must be at least 16 characters, got 7',
+    );
+    expect(() => loadConfig({ EVENT_REPLAY_SECONDS: '0' })).toThrow('EVENT_REPLAY_SECONDS');
   });
 });
