@@ -112,6 +112,27 @@ describe('cartUpdated', () => {
     sub.close();
   });
 
+  it('reads each event in the operation’s @inContext, as a query would', async () => {
+    const cartId = await createCart('In context');
+    const sub = await subscribe(
+      stack.gatewayUrl,
+      `subscription($id: ID!) @inContext(language: "fr-FR", channel: "mobile") {
+        cartUpdated(cartId: $id) { eventId cart { upstreamId } } }`,
+      { variables: { id: cartId }, token: await stack.token() },
+    );
+    const before = stack.upstreamRequests.length;
+    await addItem(cartId, 'CONTEXT');
+    expect((await sub.next())?.data.data.cartUpdated.cart.upstreamId).toBe(cartId);
+    sub.close();
+    const reads = stack.upstreamRequests
+      .slice(before)
+      .filter((r) => r.method === 'GET' && r.url.startsWith(`/v2/carts/${cartId}?`));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const read of reads) {
+      expect(read.context).toMatchObject({ language: 'fr-FR', channel: 'mobile' });
+    }
+  });
+
   it('judges ids as every id input does', async () => {
     const sub = await subscribe(stack.gatewayUrl, CART_UPDATED, {
       variables: { id: 'not a cart id!' },
