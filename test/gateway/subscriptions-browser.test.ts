@@ -2,10 +2,16 @@
  * A browser's own EventSource (headless Chromium, test/support/chromium.ts) follows a cart
  * through the gateway: the page's GET carries no header but Accept (its token in `access_token`),
  * the store's webhook reaches the receiver, and the page receives `next` events whose
- * `lastEventId` is the event's id, what the browser sends back as Last-Event-ID on reconnect.
+ * `lastEventId` is the event's id; when the connection drops, the browser reconnects by itself
+ * with that id as Last-Event-ID and receives what was published meanwhile.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway/create-gateway.ts';
+import { compareEventIds, createMemoryBus } from '../../src/gateway/events/memory-bus.ts';
+import { createRequestListener } from '../../src/gateway/fast-path.ts';
 import { ensureWebhookIntegration } from '../../src/webhook-integration.ts';
 import { chromiumForTests } from '../support/chromium.ts';
 import { type Stack, startStack } from '../support/harness.ts';
@@ -83,4 +89,81 @@ describe('EventSource in Chromium', () => {
       data: { cartUpdated: { eventId: first?.id, cart: { items: [{ sku: 'BROWSER-MUG' }] } } },
     });
   });
+
+  it('reconnects by itself with Last-Event-ID and misses nothing published meanwhile', async () => {
+    // A gateway of the test's own, so the test can drop its connections and publish to its bus.
+    const bus = createMemoryBus();
+    const gateway = createGateway({
+      upstreamUrl: stack.serviceUrl,
+      graphiql: false,
+      events: { bus },
+    });
+    const server = createServer(createRequestListener(gateway));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const page = await browser.newPage();
+    try {
+      const made = await stack.graphql(
+        'mutation { createCart(input: { name: "Reconnect" }) { cart { upstreamId } } }',
+      );
+      const cartId = made.body.data.createCart.cart.upstreamId as string;
+      const resumedWith: (string | undefined)[] = [];
+      page.on('request', (request) => {
+        if (request.url().startsWith(`${base}/graphql`)) {
+          void request.allHeaders().then((headers) => resumedWith.push(headers['last-event-id']));
+        }
+      });
+      await page.goto(`${base}/healthz`);
+      const query = `subscription { cartUpdated(cartId: "${cartId}") { eventId } }`;
+      const token = await stack.implicitToken();
+      await page.evaluate(
+        (source) => {
+          const seen: string[] = [];
+          (window as unknown as { seen: string[] }).seen = seen;
+          const events = new EventSource(source);
+          events.addEventListener('next', (event) =>
+            seen.push((event as MessageEvent).lastEventId),
+          );
+        },
+        `${base}/graphql?query=${encodeURIComponent(query)}&access_token=${token}`,
+      );
+      const seen = () => page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+      const publish = () =>
+        bus.publish({
+          type: 'cart.updated',
+          subject: { cartId },
+          receivedAt: new Date().toISOString(),
+        });
+      // Publish until the page has one (its stream is open then).
+      const published: string[] = [];
+      for (let i = 0; i < 100 && (await seen()).length === 0; i += 1) {
+        published.push((await publish()).id);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const [first] = await seen();
+      // The connection drops; two events are published while the browser is away.
+      server.closeAllConnections();
+      const missed = [(await publish()).id, (await publish()).id];
+      const last = missed[1] ?? '';
+      await page.waitForFunction(
+        (id) => (window as unknown as { seen: string[] }).seen.includes(id),
+        last,
+        { timeout: 15_000 },
+      );
+      const all = await seen();
+      // Nothing missed, nothing twice: every id after the first, each once, in order.
+      const after = [
+        ...published.filter((id) => compareEventIds(id, first ?? '0-0') > 0),
+        ...missed,
+      ];
+      expect(all.slice(all.indexOf(first ?? ''))).toEqual([first, ...after]);
+      expect(resumedWith.at(-1)).toBe(all[all.indexOf(missed[0] ?? '') - 1]);
+    } finally {
+      await page.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await gateway.dispose();
+      await bus.close();
+    }
+  }, 30_000);
 });
