@@ -77,6 +77,15 @@ export const subscriptionsPlugin: Plugin = {
   onSubscribe({ setSubscribeFn }) {
     setSubscribeFn(subscribeWithEventSessions as never);
   },
+  onResponse({ response }) {
+    // A stream of one subscriber's reads, its token perhaps in the URL (RFC 6750 §2.3 asks for
+    // `private`): no cache anywhere keeps it.
+    if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      // Deleted first: the adapter's headers keep Yoga's `Cache-Control: no-cache` beside a set.
+      response.headers.delete('cache-control');
+      response.headers.set('cache-control', 'no-store, private');
+    }
+  },
   onResultProcess({ result, resultProcessor, setResultProcessor }) {
     if (resultProcessor === undefined && isAsyncIterable(result)) {
       // The stream is never read: end it, so its subscription lets go of the bus.

@@ -84,6 +84,7 @@ describe('cartUpdated', () => {
     });
     expect(sub.status).toBe(200);
     expect(sub.headers.get('content-type')).toContain('text/event-stream');
+    expect(sub.headers.get('cache-control')).toBe('no-store, private');
     await addItem(cartId, 'MUG-1');
     const frame = await sub.next();
     sub.close();
