@@ -5,6 +5,7 @@
  * embedded service (fastify over `node:sqlite`) is loaded only when it runs.
  */
 import './check-node.ts';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname } from 'node:path';
@@ -14,6 +15,7 @@ import { applyConnectionLimits } from './commerce-service/connection-limits.ts';
 import type { DevelopmentCertificate } from './commerce-service/tls.ts';
 import { loadConfig } from './config/index.ts';
 import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
+import { createEventBus } from './gateway/events/index.ts';
 import { createRequestListener } from './gateway/fast-path.ts';
 import { demoTokenChooser, isLoopbackAddress } from './gateway/graphiql.ts';
 import { createHealth } from './gateway/health.ts';
@@ -25,6 +27,7 @@ import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed
 import { connectRedis, type RedisConnection } from './redis/connection.ts';
 import { schema as baseSchema } from './schema/index.ts';
 import { createUpstream } from './upstream/index.ts';
+import { ensureWebhookIntegration, INTEGRATION_NAME } from './webhook-integration.ts';
 
 const DEMO_TOKEN_RENEW_MS = 50 * 60 * 1000;
 /** Where the embedded service's development certificate authority is kept (COMMERCE_HTTPS). */
@@ -142,10 +145,35 @@ async function main(): Promise<void> {
   const tracing = config.tracing
     ? await (await import('./gateway/otel.ts')).createTracerSetup(config.tracing, { logger })
     : undefined;
+  // The store's events for subscriptions: with the embedded service and no WEBHOOK_SECRET, a
+  // secret of this run's own, given to the demo store's integration once the gateway listens.
+  const wireEmbeddedEvents = demo !== undefined && demoToken !== undefined;
+  const webhookSecret =
+    config.gateway.events.webhookSecret ??
+    (wireEmbeddedEvents ? randomBytes(32).toString('base64url') : undefined);
   // The gateway on its own options (METRICS_PORT: collected here, served by their own server
   // below), with what only this process has: the front door, tokens, manifest, log, health.
+  // With REDIS_URL the store's events go through a Redis stream, so a subscriber on any replica
+  // hears an event any replica received, and a reconnect to another replica replays what it missed.
+  const sharedBus = redis
+    ? await createEventBus({
+        redis,
+        windowMs: config.gateway.events.replaySeconds * 1000,
+        onReaderState: (reading, detail) =>
+          logger.log(
+            reading ? 'info' : 'warn',
+            reading ? 'Redis events read again' : 'Redis events reader lost Redis',
+            { detail },
+          ),
+      })
+    : undefined;
   const gateway = createGateway({
     ...config.gateway,
+    events: {
+      ...config.gateway.events,
+      ...(webhookSecret ? { webhookSecret } : {}),
+      ...(sharedBus ? { bus: sharedBus } : {}),
+    },
     upstream,
     demoToken: demoTokenChooser({
       bindHost: listen.host,
@@ -201,6 +229,29 @@ async function main(): Promise<void> {
         ? `[${listen.host}]`
         : listen.host;
 
+  // The service posts to the gateway on this machine: a wildcard bind is reached on loopback.
+  const reachableHost =
+    listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host === '::' ? '[::1]' : shownHost;
+  const receiverUrl = `http://${reachableHost}:${port}/webhooks/commerce`;
+  let eventsLine = webhookSecret
+    ? `POST ${receiverUrl} (WEBHOOK_SECRET; create the store's integration: npm run webhooks:create)`
+    : 'off (set WEBHOOK_SECRET to receive the store’s webhooks)';
+  if (wireEmbeddedEvents && webhookSecret && upstreamUrl !== undefined && demoToken !== undefined) {
+    try {
+      await ensureWebhookIntegration({
+        apiUrl: upstreamUrl,
+        token: demoToken,
+        url: receiverUrl,
+        secret: webhookSecret,
+        ...(serviceTls ? { ca: serviceTls.ca } : {}),
+      });
+      eventsLine = `${receiverUrl} ← the demo store's integration "${INTEGRATION_NAME}"`;
+    } catch (error) {
+      // Subscriptions then receive nothing; everything else works: say so, do not stop.
+      eventsLine = `not wired (${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+
   console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
   const endpoint = `http://${shownHost}:${port}${gateway.graphqlEndpoint}`;
   // Without GraphiQL a browser's GET of the endpoint is answered 406: say so, not "GraphiQL".
@@ -218,6 +269,7 @@ async function main(): Promise<void> {
       `  per-caller limit:    ${callerRate} requests/s, ${callerBurst || callerRate} at once`,
     );
   if (upstreamRate > 0) console.log(`  per-store pacing:    ${upstreamRate} upstream calls/s`);
+  console.log(`  store events:        ${eventsLine}`);
   if (serviceTls)
     console.log(`  its TLS authority:   ${serviceTls.caPath} (trust it once: NODE_EXTRA_CA_CERTS)`);
   if (config.tracing)
@@ -256,7 +308,13 @@ async function main(): Promise<void> {
   // the pool and the embedded service close and the process exits 0.
   installGracefulShutdown(server, {
     timeoutMs: listen.shutdownTimeoutMs,
-    onDraining: () => health.setDraining(),
+    onDraining: () => {
+      health.setDraining();
+      // Open subscriptions would hold the drain to its timeout: they end now (their clients
+      // reconnect elsewhere with Last-Event-ID), and a webhook arriving meanwhile is answered
+      // 503, so the store delivers it again.
+      void gatewaySettings(gateway)?.events.close();
+    },
     cleanup: async () => {
       metricsServer?.close();
       await gateway.dispose();

@@ -32,6 +32,7 @@ import { DEFAULT_PAGING_LIMITS, type PagingLimits } from '../upstream/paging/pla
 import { DEFAULT_RESILIENCE_OPTIONS, type ResilienceConfig } from '../upstream/resilience.ts';
 import { DEFAULT_OPERATION_DEADLINE_MS } from '../upstream/session.ts';
 import { ConfigError, type Env } from './errors.ts';
+import { type EventsConfig, eventsFromEnv } from './events.ts';
 import {
   type LimitsConfig,
   limitsFromEnv,
@@ -52,6 +53,7 @@ import {
   SAMPLERS,
 } from './values.ts';
 
+export { type EventsConfig, MIN_WEBHOOK_SECRET_LENGTH } from './events.ts';
 export {
   ConfigError,
   type Env,
@@ -130,6 +132,9 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'OTEL_TRACES_SAMPLER_ARG',
   'TRACE_GRAPHQL_DOCUMENT',
   ...SHARED_STATE_VARIABLES,
+  'EVENT_REPLAY_SECONDS',
+  'EVENT_REPLAY_MAX',
+  'WEBHOOK_SECRET',
 ];
 
 /** Where `npm start` listens (src/main.ts), and how it drains. */
@@ -199,6 +204,13 @@ export type GatewayConfig = Required<
    * `/metrics`, or collected for the metrics port (`path: false`) when `METRICS_PORT` is set.
    */
   metrics: false | { path: '/metrics' | false };
+  /**
+   * Subscriptions' events (docs/subscriptions.md): the replay window of the bus,
+   * `EVENT_REPLAY_SECONDS` (default 300) and `EVENT_REPLAY_MAX` (default 10,000 events), and the
+   * webhook receiver's secret, `WEBHOOK_SECRET` (unset: no receiver, unless `npm start` wires
+   * the embedded service's integration with one of its own).
+   */
+  events: EventsConfig;
 };
 
 /** Where the typed schema's definitions come from, and how often they are re-read. */
@@ -319,6 +331,7 @@ export function loadConfig(env: Env = process.env): Config {
       metrics: parseBool('METRICS', env.METRICS, true)
         ? { path: metricsPort === undefined ? '/metrics' : false }
         : false,
+      events: eventsFromEnv(env),
     },
     logging: {
       level: parseLogLevel(env.LOG_LEVEL),

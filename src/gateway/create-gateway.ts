@@ -16,6 +16,7 @@ import {
 import type { RedisConnection } from '../redis/connection.ts';
 import { NoSubgraphSdlRule } from '../schema/federation.ts';
 import { schema } from '../schema/index.ts';
+import { EVENT_FEED_KEY } from '../schema/subscription-feed.ts';
 import { findGatewayError } from '../upstream/errors.ts';
 import {
   createUpstream,
@@ -37,6 +38,9 @@ import { callerLimitPlugins } from './caller-limit.ts';
 import { committedWritesPlugin } from './committed-writes.ts';
 import { type CompiledStats, compiledDocumentsPlugin, compileManifest } from './compiled/plugin.ts';
 import { type CorsOrigins, corsPlugin } from './cors.ts';
+import type { EventBus } from './events/bus.ts';
+import { createMemoryBus } from './events/memory-bus.ts';
+import { webhookReceiverPlugin } from './events/webhook-receiver.ts';
 import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { inContextPlugin } from './in-context.ts';
@@ -45,6 +49,8 @@ import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 import { createMetrics, type Metrics, type MetricsOptions } from './metrics.ts';
 import { operationLimitsPlugin } from './operation-limits.ts';
 import { type PersistedDocuments, persistedDocumentsPlugin } from './persisted-documents.ts';
+import { credentialsOf } from './request-checks.ts';
+import { subscriptionsPlugin } from './subscriptions.ts';
 import { createTracing } from './tracing.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
 import { validationCachePlugin } from './validation-cache.ts';
@@ -194,6 +200,29 @@ export interface GatewayOptionsBase {
    * `graphql.document` (TRACE_GRAPHQL_DOCUMENT). Default false.
    */
   traceGraphqlDocument?: boolean;
+  /** The store's events for subscriptions (docs/subscriptions.md). */
+  events?: GatewayEventsOptions;
+}
+
+/** Where subscriptions' events come from, and how the store's webhooks reach them. */
+export interface GatewayEventsOptions {
+  /**
+   * The bus events are published to and subscribed from (./events/bus.ts): a shared one (Redis)
+   * for replicas. The caller closes it. Default: one in this process (./events/memory-bus.ts),
+   * closed on dispose.
+   */
+  bus?: EventBus;
+  /** The default bus's replay window, seconds (`EVENT_REPLAY_SECONDS`). Default 300. */
+  replaySeconds?: number;
+  /** The default bus's replay window, events at most (`EVENT_REPLAY_MAX`). Default 10,000. */
+  replayMax?: number;
+  /**
+   * The secret the store's webhook integration sends in `X-Moltin-Secret-Key`
+   * (`WEBHOOK_SECRET`). Without it there is no receiver: its path answers 404 like any other.
+   */
+  webhookSecret?: string;
+  /** Where the receiver listens. Default `/webhooks/commerce`. */
+  webhookPath?: string;
 }
 
 export type Gateway = YogaServerInstance<Record<string, unknown>, GatewayContext>;
@@ -209,6 +238,8 @@ export interface GatewaySettings {
   notCompiled: readonly { id: string; reason: string }[];
   /** The gateway's metrics, unless turned off. */
   metrics?: Metrics | undefined;
+  /** The bus its subscriptions follow (given, or its own). */
+  events: EventBus;
 }
 const settingsOf = new WeakMap<Gateway, GatewaySettings>();
 
@@ -309,6 +340,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     options.persistedDocuments && options.compiledDocuments !== false
       ? compileManifest(schema, options.persistedDocuments)
       : undefined;
+  const eventOptions = options.events ?? {};
+  const events =
+    eventOptions.bus ??
+    createMemoryBus({
+      replaySeconds: eventOptions.replaySeconds,
+      replayMax: eventOptions.replayMax,
+    });
+  const withEvents = (context: GatewayContext) =>
+    Object.assign(context, { [EVENT_FEED_KEY]: events });
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     // A factory is asked once per request, which then keeps that schema to its end.
     schema: schemaSource ? () => schemaSource.current() : schema,
@@ -354,12 +394,22 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...securityYogaOptions({ maxBodyBytes: options.maxBodyBytes }),
     ...(logger === undefined ? {} : { logging: logger ? createYogaLogger(logger) : false }),
     context: tracing
-      ? ({ request }) => createContext(request, tracing.spanOf(request))
-      : ({ request }) => createContext(request),
+      ? ({ request }) => withEvents(createContext(credentialsOf(request), tracing.spanOf(request)))
+      : ({ request }) => withEvents(createContext(credentialsOf(request))),
     plugins: [
       // First, where Yoga's own CORS was: a preflight is answered before anything counts it.
       corsPlugin(options.corsOrigins ?? []),
       health.plugin,
+      ...(eventOptions.webhookSecret
+        ? [
+            webhookReceiverPlugin({
+              bus: events,
+              secret: eventOptions.webhookSecret,
+              path: eventOptions.webhookPath,
+              ...(logger ? { log: (message, fields) => logger.log('warn', message, fields) } : {}),
+            }),
+          ]
+        : []),
       // Before the log: their onRequest starts what the log line reads (the trace id).
       ...(metrics ? [metrics.plugin] : []),
       ...(tracing ? [tracing.plugin] : []),
@@ -388,6 +438,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(options.jit === false ? [] : [jitPlugin(jit)]),
       // After jit (its plans replace the executor jit chose), before the limits (they wrap it).
       ...(manifest ? [compiledDocumentsPlugin(manifest, compiled)] : []),
+      // Before the limits, which wrap whichever subscribe runs as they wrap the executor.
+      subscriptionsPlugin,
       // After jit: it wraps whichever executor runs, judging the variables' values first.
       operationLimitsPlugin({ limits: options.queryLimits, maxFirst: paging.maxFirst }),
       // Before Yoga's masking, which runs after every plugin given here.
@@ -396,6 +448,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       inContextPlugin,
       // An upstream given by the caller is the caller's to close.
       ...(options.upstream ? [] : [{ onDispose: () => upstream.close() }]),
+      ...(eventOptions.bus ? [] : [{ onDispose: () => events.close() }]),
       // After every plugin that adds a validation rule, where Yoga's own cache would be.
       validationCachePlugin(),
     ],
@@ -408,6 +461,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     compiled,
     notCompiled: manifest?.skipped ?? [],
     metrics,
+    events,
   });
   return yoga;
 }

@@ -423,5 +423,17 @@ export function operationLimitsPlugin(options: OperationLimitsOptions = {}): Plu
         return result;
       });
     },
+    // A subscription's variables are judged the same way, before its stream opens.
+    onSubscribe({ subscribeFn, setSubscribeFn }) {
+      setSubscribeFn((args) => {
+        const refused =
+          args.schema && args.document
+            ? refusalOf(args.schema, args.document, args.operationName, args.variableValues)
+            : undefined;
+        if (refused === undefined) return subscribeFn(args);
+        const result: ExecutionResult = { errors: [refused] };
+        return result;
+      });
+    },
   };
 }

@@ -12,6 +12,7 @@ import {
   type RequestError,
   UnsupportedMediaTypeError,
 } from '../upstream/errors.ts';
+import type { RequestLike } from '../upstream/index.ts';
 
 /**
  * Headers that prove a request was preflighted or sent by a non-browser client. The same names
@@ -53,6 +54,10 @@ function csrfError(): GraphQLError {
 export function csrfPreventionPlugin(headers: readonly string[] = CSRF_HEADERS): Plugin {
   return {
     onRequestParse({ request }) {
+      // A browser's EventSource (a subscription over SSE) can set no header at all. A GET runs no
+      // mutation, and the gateway has no ambient credential (no cookie) another site could
+      // borrow: its token is in the request itself (isEventSourceRequest).
+      if (isEventSourceRequest(request)) return;
       // The content type first: a JSON request (nearly all of them) needs no other header read.
       const contentType = request.headers.get('content-type');
       const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
@@ -107,6 +112,36 @@ export function requestShapePlugin(): Plugin {
         }
       });
       void request;
+    },
+  };
+}
+
+/** A GET asking for an event stream, as a browser's EventSource sends it. */
+export function isEventSourceRequest(request: Request): boolean {
+  return (
+    request.method === 'GET' &&
+    (request.headers.get('accept') ?? '').toLowerCase().includes('text/event-stream')
+  );
+}
+
+/**
+ * The request's credentials as the session reads them (src/upstream/session.ts). A browser's
+ * EventSource cannot send Authorization, so a GET event stream may carry the bearer token as
+ * `access_token` in its query (RFC 6750, section 2.3) when it sends no Authorization. The query
+ * string is never logged nor traced (./logging.ts, ./tracing.ts write the path only). Anything
+ * else is the request itself.
+ */
+export function credentialsOf(request: Request): RequestLike {
+  if (!isEventSourceRequest(request) || request.headers.has('authorization')) return request;
+  const query = request.url.indexOf('?');
+  if (query < 0) return request;
+  const token = new URLSearchParams(request.url.slice(query + 1)).get('access_token');
+  if (token === null || token === '') return request;
+  return {
+    signal: request.signal,
+    headers: {
+      get: (name) =>
+        name.toLowerCase() === 'authorization' ? `Bearer ${token}` : request.headers.get(name),
     },
   };
 }

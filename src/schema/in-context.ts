@@ -33,7 +33,8 @@ export const inContextDirective = new GraphQLDirective({
     'headers (which stay the fallback): the display currency (X-Moltin-Currency), the language ' +
     '(Accept-Language; money `formatted` follows it), the channel (EP-Channel) and the context ' +
     'tag (EP-Context-Tag) that choose the catalog rule.',
-  locations: [DirectiveLocation.QUERY, DirectiveLocation.MUTATION],
+  // A subscription's every event is read in that context too (src/gateway/subscriptions.ts).
+  locations: [DirectiveLocation.QUERY, DirectiveLocation.MUTATION, DirectiveLocation.SUBSCRIPTION],
   args: {
     currency: { type: GraphQLString, description: 'An ISO 4217 code, e.g. "EUR".' },
     language: { type: GraphQLString, description: 'A language tag, e.g. "fr-FR".' },

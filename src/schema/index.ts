@@ -37,6 +37,7 @@ import './catalog/storefront.ts';
 import './cart-lines.ts';
 import './addresses.ts';
 import './account-signup.ts';
+import './subscriptions.ts';
 
 export const schema = federate(
   builder.toSchema({ directives: [...specifiedDirectives, inContextDirective] }),

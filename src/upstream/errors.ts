@@ -28,6 +28,7 @@ export type GatewayErrorCode =
   | 'VALUE_OUT_OF_RANGE'
   | 'WRITE_COMMITTED'
   | 'CLIENT_CLOSED_REQUEST'
+  | 'EVENTS_MISSED'
   // Refusals of the request or the document, before any operation runs (below).
   | 'QUERY_TOO_COMPLEX'
   | 'BAD_REQUEST'
@@ -258,6 +259,16 @@ export function findGatewayError(error: unknown): GatewayError | undefined {
 }
 
 /**
+ * A subscription asked to resume after an event (`Last-Event-ID`, `after:`) older than the replay
+ * window: events since were dropped, so the client must read the state afresh, then subscribe
+ * without it.
+ */
+export class EventsMissedError extends GatewayError {
+  override name = 'EventsMissedError';
+  readonly code = 'EVENTS_MISSED';
+}
+
+/**
  * A document over one of the limits judged before it runs (depth, aliases, tokens, directives,
  * cost, name length): `extensions.limit` names the limit and `maximum` gives its value.
  */
@@ -381,6 +392,7 @@ const GATEWAY_CODES: Record<GatewayErrorCode, true> = {
   VALUE_OUT_OF_RANGE: true,
   WRITE_COMMITTED: true,
   CLIENT_CLOSED_REQUEST: true,
+  EVENTS_MISSED: true,
   QUERY_TOO_COMPLEX: true,
   BAD_REQUEST: true,
   UNSUPPORTED_MEDIA_TYPE: true,

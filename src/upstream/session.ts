@@ -104,6 +104,13 @@ export interface GatewayContext {
   };
   /** The allow-list of caller headers forwarded upstream (lowercase names). */
   readonly forwardHeaderNames: readonly string[];
+  /**
+   * A new session with this one's caller (Authorization, forwarded headers, the operation's
+   * `@inContext`): its own budget, deadline, caches and loaders. A subscription outlives any
+   * deadline and must not serve one event from another's cache, so each of its events is read
+   * in a fork (src/gateway/subscriptions.ts), finished when that event's answer is.
+   */
+  fork(): GatewayContext;
 }
 
 /**
@@ -383,6 +390,11 @@ export function createContextFactory(options: ContextFactoryOptions) {
       finish() {
         if (open > 0) abortOperation?.(FINISHED);
         else clearDeadline?.();
+      },
+      fork() {
+        const forked = createContext(request, trace);
+        if (operation.headers !== undefined) forked.operation.headers = operation.headers;
+        return forked;
       },
     };
     return context;

@@ -133,6 +133,8 @@ describe("docs/operations.md's configuration tables", () => {
       CALLER_RATE_LIMIT: (c) => c.limits.callerRate,
       CALLER_RATE_BURST: (c) => c.limits.callerBurst,
       UPSTREAM_RATE_LIMIT: (c) => c.limits.upstreamRate,
+      EVENT_REPLAY_SECONDS: (c) => c.gateway.events.replaySeconds,
+      EVENT_REPLAY_MAX: (c) => c.gateway.events.replayMax,
     };
     const serviceDefaults: Record<string, (s: ServiceConfig) => unknown> = {
       COMMERCE_PORT: (s) => s.port,

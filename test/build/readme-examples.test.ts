@@ -115,6 +115,7 @@ const PAGES = [
   'docs/compiled-documents.md',
   'docs/operations.md',
   'docs/integration.md',
+  'docs/subscriptions.md',
   'docs/embedded-service.md',
   'docs/benchmarks.md',
   'docs/development.md',

@@ -1,10 +1,11 @@
 /**
  * Which event bus a gateway publishes to and subscribes from: over Redis when REDIS_URL gave a
  * connection (./redis-bus.ts: every replica's subscribers, replay on any replica), otherwise in
- * this process (./memory-bus.ts). Both are loaded only when chosen.
+ * this process (./memory-bus.ts). The Redis bus is loaded only when chosen.
  */
 import type { RedisConnection } from '../../redis/connection.ts';
 import type { EventBus } from './bus.ts';
+import { createMemoryBus } from './memory-bus.ts';
 
 export interface EventBusOptions {
   /** The replicas' Redis (src/main.ts connects it from REDIS_URL); undefined: one process. */
@@ -15,17 +16,13 @@ export interface EventBusOptions {
   onReaderState?: ((reading: boolean, detail: string) => void) | undefined;
 }
 
-/** Makes the in-process bus (./memory-bus.ts's factory). */
+/** Makes the in-process bus (./memory-bus.ts's factory, or a test's). */
 export type MemoryBusFactory = (options: { windowMs?: number }) => EventBus;
 
-/**
- * The bus for these options. Without Redis, `createMemoryBus` when given, else the factory
- * ./memory-bus.ts exports as `createMemoryBus` (imported by a computed name, so this module
- * type-checks before that one exists).
- */
+/** The bus for these options: over Redis with a connection, otherwise in this process. */
 export async function createEventBus(
   options: EventBusOptions,
-  createMemoryBus?: MemoryBusFactory,
+  createInProcess?: MemoryBusFactory,
 ): Promise<EventBus> {
   const windowMs = options.windowMs;
   if (options.redis !== undefined) {
@@ -36,12 +33,7 @@ export async function createEventBus(
       ...(options.onReaderState ? { onReaderState: options.onReaderState } : {}),
     });
   }
-  let factory = createMemoryBus;
-  if (factory === undefined) {
-    const path = './memory-bus.ts';
-    const module = (await import(path)) as { createMemoryBus?: MemoryBusFactory };
-    factory = module.createMemoryBus;
-    if (factory === undefined) throw new Error('./memory-bus.ts exports no createMemoryBus');
-  }
-  return factory(windowMs === undefined ? {} : { windowMs });
+  if (createInProcess !== undefined)
+    return createInProcess(windowMs === undefined ? {} : { windowMs });
+  return createMemoryBus(windowMs === undefined ? {} : { replaySeconds: windowMs / 1000 });
 }
