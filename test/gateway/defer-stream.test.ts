@@ -181,6 +181,38 @@ describe('@stream on a connection fed by several upstream pages', () => {
     expect(merged.data?.orders.pageInfo.hasPreviousPage).toBe(true);
   });
 
+  it('streams an offset-only list (the products) page by page too', async () => {
+    fault.clear();
+    const remove = fault.add({
+      path: /\/pcm\/products$/,
+      target: /page%5Boffset%5D=400(&|$)/i,
+      otherwise: { kind: 'delay', ms: 800 },
+    });
+    const callsBefore = fault.requests.length;
+    const query = `{ pcmProducts(first: 500) {
+      totalCount
+      edges @stream(initialCount: 5) { cursor node { upstreamId sku } }
+      ... @defer { pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+    } }`;
+    const answer = await requestParts({ url: gatewayUrl, query, token, accept: 'multipart/mixed' });
+    remove();
+    const lastPage = fault.requests
+      .slice(callsBefore)
+      .find((call) => call.url.includes('/pcm/products?') && offsetOf(call.url) === 400);
+    expect(lastPage?.closedAt).toBeDefined();
+    expect(answer.parts[0]?.at).toBeLessThan(lastPage?.closedAt as number);
+    expect(answer.parts[0]?.body.data.pcmProducts.edges).toHaveLength(5);
+    const merged = mergeParts(answer.parts);
+    const plain = await whole(
+      query
+        .replace('@stream(initialCount: 5)', '')
+        .replace('... @defer', '... on PcmProductConnection'),
+    );
+    expect(plain.body.errors).toBeUndefined();
+    expect(merged.data).toEqual(plain.body.data);
+    expect(merged.data?.pcmProducts.edges).toHaveLength(500);
+  });
+
   it('defers a fragment of each row', async () => {
     fault.clear();
     const query = `{ orders(first: 3) { nodes { upstreamId ...Amounts @defer(label: "amounts") } } }

@@ -3,6 +3,23 @@
  * are read from while later upstream pages are still out, and the pump that fetches those pages
  * a few at a time and hands them over in list order as they come in.
  */
+import type { Connection, Edge, StreamedConnection } from './plan.ts';
+
+/** A promise a field may never read: its failure is the edges' to report, not unhandled. */
+export function quiet<V>(promise: Promise<V>): Promise<V> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/** A connection fetched whole, handed out as one answered in parts. */
+export function wholeInParts<T>(connection: Connection<T>): StreamedConnection<T> {
+  return {
+    edges: EdgeFeed.of<Edge<T>>(connection.edges),
+    pageInfo: Promise.resolve(connection.pageInfo),
+    totalCount: connection.totalCount,
+    pinnedAt: connection.pinnedAt,
+  };
+}
 
 /**
  * Edges handed out as they arrive, to any number of readers (`edges` and `nodes` of one

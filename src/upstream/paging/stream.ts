@@ -15,8 +15,8 @@
  * `totalCount` is the total of the first page (the pinned set when the walk began); cursors
  * carry it, and a cursor whose total went stale is re-planned by the planner's own checks.
  */
-import { EdgeFeed, pagesInOrder } from './feed.ts';
-import type { Edge, PageInfo, PaginateOptions } from './plan.ts';
+import { EdgeFeed, pagesInOrder, quiet, wholeInParts } from './feed.ts';
+import type { Edge, PageInfo, PaginateOptions, StreamedConnection } from './plan.ts';
 import { connectionOf, edgeOf, lazyEncoder, planWalk } from './planner.ts';
 import {
   comparePositions,
@@ -30,21 +30,6 @@ import {
   sequentialRun,
 } from './runs.ts';
 import { callsFor, fetchWindow } from './window.ts';
-
-/** A connection answered in parts: its edges come as the upstream pages do. */
-export interface StreamedConnection<T> {
-  edges: AsyncIterable<Edge<T>>;
-  /** Known when the last page is in (endCursor is the last edge's). */
-  pageInfo: Promise<PageInfo>;
-  totalCount: number;
-  pinnedAt: string;
-}
-
-/** A promise a field may never read: its failure is the edges' to report, not unhandled. */
-function quiet<V>(promise: Promise<V>): Promise<V> {
-  promise.catch(() => undefined);
-  return promise;
-}
 
 /** Forward pageInfo of the edges handed out. */
 function pageInfoOf<E extends Edge<unknown>>(feed: EdgeFeed<E>, more: boolean, less: boolean) {
@@ -76,13 +61,7 @@ export async function paginateInParts<T>(
     want > 0 &&
     (anchor === undefined || (known !== undefined && lastPageOffset <= offsetLimit));
   if (!byOffset) {
-    const whole = connectionOf(planned, await fetchWindow(walk, desc, anchor, bound, count));
-    return {
-      edges: EdgeFeed.of(whole.edges),
-      pageInfo: Promise.resolve(whole.pageInfo),
-      totalCount: whole.totalCount,
-      pinnedAt: pin,
-    };
+    return wholeInParts(connectionOf(planned, await fetchWindow(walk, desc, anchor, bound, count)));
   }
   walk.budget.ensure(
     callsFor(want, pageSize),
