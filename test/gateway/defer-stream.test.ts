@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceService } from '../../src/commerce-service/app.ts';
 import { createGateway, type Gateway, gatewaySettings } from '../../src/gateway/create-gateway.ts';
-import { createRequestListener } from '../../src/gateway/fast-path.ts';
+import { createRequestListener, type GatewayRequestListener } from '../../src/gateway/fast-path.ts';
 import { fetchClientToken } from '../../src/upstream/oauth.ts';
 import { createFaultUpstream, type FaultUpstream } from '../support/fault-upstream.ts';
 import { mergeParts, requestParts } from '../support/incremental-client.ts';
@@ -25,19 +25,19 @@ let fault: FaultUpstream;
 let token: string;
 const servers: { server: Server; gateway: Gateway }[] = [];
 
-async function startGateway(paging?: { concurrency: number }): Promise<{
-  url: string;
-  gateway: Gateway;
-}> {
+async function startGateway(paging?: { concurrency: number }) {
   const gateway = createGateway({ graphiql: false, upstreamUrl: fault.url, paging });
-  const server = createServer(createRequestListener(gateway));
+  const listener = createRequestListener(gateway);
+  const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push({ server, gateway });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, gateway };
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  return { url, gateway, listener };
 }
 
 let gatewayUrl: string;
 let gateway: Gateway;
+let listener: GatewayRequestListener;
 
 beforeAll(async () => {
   service = await createCommerceService({
@@ -51,7 +51,7 @@ beforeAll(async () => {
   const serviceUrl = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;
   fault = await createFaultUpstream({ target: serviceUrl });
   token = await fetchClientToken(serviceUrl, CLIENT);
-  ({ url: gatewayUrl, gateway } = await startGateway());
+  ({ url: gatewayUrl, gateway, listener } = await startGateway());
 });
 
 afterAll(async () => {
@@ -211,6 +211,29 @@ describe('@stream on a connection fed by several upstream pages', () => {
     expect(plain.body.errors).toBeUndefined();
     expect(merged.data).toEqual(plain.body.data);
     expect(merged.data?.pcmProducts.edges).toHaveLength(500);
+  });
+
+  it('sends parts as they come to a client that names no Accept (the fast path)', async () => {
+    fault.clear();
+    const remove = fault.add({
+      path: /^\/v2\/orders$/,
+      target: /page%5Boffset%5D=300(&|$)/i,
+      otherwise: { kind: 'delay', ms: 800 },
+    });
+    const callsBefore = ordersCalls().length;
+    const fastBefore = listener.fastPathRequests;
+    const query = `{ orders(first: 400) { edges @stream(initialCount: 3) { ${NODE} } } }`;
+    const answer = await requestParts({ url: gatewayUrl, query, token, accept: undefined });
+    remove();
+    expect(listener.fastPathRequests).toBe(fastBefore + 1);
+    expect(answer.contentType).toContain('multipart/mixed');
+    const lastPage = ordersCalls()
+      .slice(callsBefore)
+      .find((call) => offsetOf(call.url) === 300);
+    expect(answer.parts[0]?.at).toBeLessThan(lastPage?.closedAt as number);
+    const merged = mergeParts(answer.parts);
+    expect(merged.done).toBe(true);
+    expect(merged.data?.orders.edges).toHaveLength(400);
   });
 
   it('defers a fragment of each row', async () => {

@@ -22,7 +22,8 @@ export interface PartsRequest {
   query: string;
   variables?: Record<string, unknown>;
   token: string;
-  accept: 'multipart/mixed' | 'text/event-stream';
+  /** Undefined: no Accept header (Yoga answers multipart/mixed). */
+  accept: 'multipart/mixed' | 'text/event-stream' | undefined;
   /** Called with each part as it arrives; answering false aborts the request (client gone). */
   onPart?: (part: Part) => boolean | undefined;
 }
@@ -64,7 +65,7 @@ export async function requestParts(request: PartsRequest): Promise<PartsAnswer> 
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      accept: request.accept,
+      ...(request.accept === undefined ? {} : { accept: request.accept }),
       authorization: `Bearer ${request.token}`,
     },
     body: JSON.stringify({ query: request.query, variables: request.variables }),
