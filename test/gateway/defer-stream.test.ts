@@ -255,6 +255,14 @@ describe('@stream on a connection fed by several upstream pages', () => {
     expect(merged.data).toEqual(plain.body.data);
   });
 
+  it('streams `nodes` as it streams `edges`', async () => {
+    const query = `{ orders(first: 250) { nodes @stream(initialCount: 1) { upstreamId } } }`;
+    const answer = await requestParts({ url: gatewayUrl, query, token, accept: 'multipart/mixed' });
+    expect(answer.parts[0]?.body.data.orders.nodes).toHaveLength(1);
+    const plain = await whole(query.replace('@stream(initialCount: 1)', ''));
+    expect(mergeParts(answer.parts).data).toEqual(plain.body.data);
+  });
+
   it('is never compiled by graphql-jit', async () => {
     const stats = gatewaySettings(gateway)?.jit;
     const compiled = stats?.compiled;
@@ -292,6 +300,24 @@ describe('refusals', () => {
     });
     expect(answer.parts).toHaveLength(1);
     expect(answer.parts[0]?.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(fault.requests).toHaveLength(before);
+  });
+
+  it('a deferred fragment counts in the depth limit as it would inline, no upstream call', async () => {
+    const before = fault.requests.length;
+    const level = (inner: string) => `children(first: 2) { nodes { name ${inner} } }`;
+    const answer = await requestParts({
+      url: gatewayUrl,
+      query: `{ catalog { hierarchies(first: 1) { nodes { name ... @defer {
+        ${level(level(level(level(level(level(level(level(''))))))))} } } } } }`,
+      token,
+      accept: 'multipart/mixed',
+    });
+    expect(answer.parts).toHaveLength(1);
+    expect(answer.parts[0]?.body.errors[0].extensions).toMatchObject({
+      code: 'QUERY_TOO_COMPLEX',
+      limit: 'maxDepth',
+    });
     expect(fault.requests).toHaveLength(before);
   });
 
