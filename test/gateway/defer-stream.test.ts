@@ -15,6 +15,7 @@ import { createGateway, type Gateway, gatewaySettings } from '../../src/gateway/
 import { createRequestListener, type GatewayRequestListener } from '../../src/gateway/fast-path.ts';
 import { fetchClientToken } from '../../src/upstream/oauth.ts';
 import { createFaultUpstream, type FaultUpstream } from '../support/fault-upstream.ts';
+import { startStack } from '../support/harness.ts';
 import { mergeParts, requestParts } from '../support/incremental-client.ts';
 
 const ORDERS = 1100;
@@ -361,5 +362,31 @@ describe('the client going away', () => {
     const last = ordersCalls().at(-1);
     expect((last?.closedAt as number) - (last?.at as number)).toBeLessThan(500);
     expect(asked).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('a typed Custom API list', () => {
+  it('streams its `nodes` too', async () => {
+    const stack = await startStack({ seed: true, seedOptions: { orders: 0 }, typed: {} });
+    try {
+      const typedToken = await stack.token();
+      const query = `{ productReviewsList(first: 20) {
+        totalCount nodes @stream(initialCount: 1) { upstreamId body } } }`;
+      const answer = await requestParts({
+        url: stack.gatewayUrl,
+        query,
+        token: typedToken,
+        accept: 'multipart/mixed',
+      });
+      expect(answer.parts[0]?.body.data.productReviewsList.nodes).toHaveLength(1);
+      const merged = mergeParts(answer.parts);
+      expect(merged.errors).toEqual([]);
+      const plain = await stack.graphql(query.replace('@stream(initialCount: 1)', ''));
+      expect(plain.body.errors).toBeUndefined();
+      expect(plain.body.data.productReviewsList.nodes.length).toBeGreaterThan(1);
+      expect(merged.data).toEqual(plain.body.data);
+    } finally {
+      await stack.close();
+    }
   });
 });
