@@ -38,7 +38,7 @@ import { type CorsOrigins, corsPlugin } from './cors.ts';
 import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { inContextPlugin } from './in-context.ts';
-import { incrementalDeliveryPlugin } from './incremental.ts';
+import { incrementalDeliveryPlugin, withIncrementalDelivery } from './incremental.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 import { createMetrics, type Metrics, type MetricsOptions } from './metrics.ts';
@@ -269,8 +269,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const schemaSource = options.schemaSource;
   const jit: JitStats = { compiled: 0, normal: 0 };
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
-    // A factory is asked once per request, which then keeps that schema to its end.
-    schema: schemaSource ? () => schemaSource.current() : schema,
+    // A factory is asked once per request, which then keeps that schema to its end. Served with
+    // @defer and @stream (./incremental.ts).
+    schema: schemaSource
+      ? () => withIncrementalDelivery(schemaSource.current())
+      : withIncrementalDelivery(schema),
     graphqlEndpoint,
     landingPage: false,
     graphiql: graphiqlEnabled

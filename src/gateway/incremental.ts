@@ -23,7 +23,10 @@ import {
   type ExecutionResult,
   type ExperimentalIncrementalExecutionResults,
   experimentalExecuteIncrementally,
+  GraphQLDeferDirective,
   GraphQLError,
+  GraphQLSchema,
+  GraphQLStreamDirective,
   Kind,
   type SubsequentIncrementalExecutionResult,
   type ValidationContext,
@@ -34,6 +37,31 @@ import { NotAcceptableError } from '../upstream/errors.ts';
 import type { GatewayContext } from '../upstream/index.ts';
 
 const INCREMENTAL = new Set(['defer', 'stream']);
+
+const served = new WeakMap<GraphQLSchema, GraphQLSchema>();
+
+/**
+ * The schema as the gateway serves it: with `@defer` and `@stream` (graphql 17 keeps them out of
+ * `specifiedDirectives`). Made once per schema (the typed schema is swapped on refresh). The
+ * library's own `schema` stays without them: graphql 17's plain `execute` refuses a schema that
+ * declares them, and an application may execute ours in process.
+ */
+export function withIncrementalDelivery(schema: GraphQLSchema): GraphQLSchema {
+  let found = served.get(schema);
+  if (found === undefined) {
+    const config = schema.toConfig();
+    const has = new Set(config.directives.map((directive) => directive.name));
+    found = new GraphQLSchema({
+      ...config,
+      directives: [
+        ...config.directives,
+        ...[GraphQLDeferDirective, GraphQLStreamDirective].filter((d) => !has.has(d.name)),
+      ],
+    });
+    served.set(schema, found);
+  }
+  return found;
+}
 
 /** Whether a selection (an operation or a fragment) carries `@defer` or `@stream` itself. */
 function usesDirectly(node: Parameters<typeof visit>[0]): { uses: boolean; spreads: string[] } {

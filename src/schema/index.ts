@@ -3,7 +3,7 @@
  * module only imports them, builds the schema once and makes it a Federation v2 subgraph with
  * the entities the resource descriptions declare (`entity: true`, src/schema/resource.ts).
  */
-import { GraphQLDeferDirective, GraphQLStreamDirective, specifiedDirectives } from 'graphql';
+import { specifiedDirectives } from 'graphql';
 import { builder } from './builder.ts';
 import { inContextDirective } from './in-context.ts';
 import './scalars.ts';
@@ -38,15 +38,7 @@ import './cart-lines.ts';
 import './addresses.ts';
 import './account-signup.ts';
 
-// @defer and @stream: graphql 17's incremental delivery (src/gateway/incremental.ts serves it).
 export const schema = federate(
-  builder.toSchema({
-    directives: [
-      ...specifiedDirectives,
-      GraphQLDeferDirective,
-      GraphQLStreamDirective,
-      inContextDirective,
-    ],
-  }),
+  builder.toSchema({ directives: [...specifiedDirectives, inContextDirective] }),
   describedEntities(),
 );

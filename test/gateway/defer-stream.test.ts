@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceService } from '../../src/commerce-service/app.ts';
 import { createGateway, type Gateway, gatewaySettings } from '../../src/gateway/create-gateway.ts';
 import { createRequestListener, type GatewayRequestListener } from '../../src/gateway/fast-path.ts';
+import { schema } from '../../src/index.ts';
 import { fetchClientToken } from '../../src/upstream/oauth.ts';
 import { createFaultUpstream, type FaultUpstream } from '../support/fault-upstream.ts';
 import { startStack } from '../support/harness.ts';
@@ -274,6 +275,18 @@ describe('@stream on a connection fed by several upstream pages', () => {
       accept: 'multipart/mixed',
     });
     expect(stats?.compiled).toBe(compiled);
+  });
+});
+
+describe('the schema', () => {
+  it('is served with @defer and @stream; the library schema stays without them', async () => {
+    const answer = await whole('{ __schema { directives { name } } }');
+    const names = answer.body.data.__schema.directives.map((d: { name: string }) => d.name);
+    expect(names).toEqual(expect.arrayContaining(['defer', 'stream', 'inContext']));
+    // graphql 17's plain `execute` refuses a schema that declares them: an application that
+    // executes the exported schema in process must keep working.
+    expect(schema.getDirective('defer')).toBeUndefined();
+    expect(schema.getDirective('stream')).toBeUndefined();
   });
 });
 
