@@ -171,8 +171,26 @@ export function DeferStreamOnQueriesRule(context: ValidationContext): ASTVisitor
 
 type MaskError = (error: unknown) => Error;
 
+/**
+ * Errors masked, without the marks Yoga keeps for itself (`extensions.unexpected`, `http`),
+ * which it takes off a result's top-level errors when it writes them, and would leave on these.
+ */
 function maskAll(errors: readonly GraphQLError[] | undefined, mask: MaskError) {
-  return errors?.map((error) => mask(error) as GraphQLError);
+  return errors?.map((error) => {
+    const masked = mask(error) as GraphQLError;
+    const extensions = masked.extensions as Record<string, unknown> | undefined;
+    if (extensions === undefined || !('unexpected' in extensions || 'http' in extensions)) {
+      return masked;
+    }
+    const { unexpected: _unexpected, http: _http, ...kept } = extensions;
+    return new GraphQLError(masked.message, {
+      nodes: masked.nodes,
+      source: masked.source,
+      positions: masked.positions,
+      path: masked.path,
+      extensions: kept,
+    });
+  });
 }
 
 /** A later part with its errors masked (a part without errors is passed as it is). */

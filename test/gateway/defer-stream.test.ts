@@ -144,6 +144,32 @@ describe('@stream on a connection fed by several upstream pages', () => {
     expect(merged.data?.orders.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false });
   });
 
+  it('a later upstream page failing ends the stream with its code; the rows before it stay', async () => {
+    fault.clear();
+    const remove = fault.add({
+      path: /^\/v2\/orders$/,
+      target: /page%5Boffset%5D=900(&|$)/i,
+      otherwise: { kind: 'garbage' },
+    });
+    const answer = await requestParts({
+      url: gatewayUrl,
+      query: `{ orders(first: 1000) { totalCount edges @stream(initialCount: 25) { ${NODE} } } }`,
+      token,
+      accept: 'multipart/mixed',
+    });
+    remove();
+    const merged = mergeParts(answer.parts);
+    expect(merged.done).toBe(true);
+    expect(merged.data?.orders.edges).toHaveLength(900);
+    // Masked as the first part's errors are: the gateway's code and words, nothing internal.
+    expect(merged.errors).toHaveLength(1);
+    expect(merged.errors[0]).toMatchObject({
+      path: ['orders', 'edges'],
+      extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+    });
+    expect(JSON.stringify(merged.errors[0])).not.toMatch(/stack|Unexpected error/);
+  });
+
   it('streams a page after a cursor over text/event-stream, cursors and pageInfo as whole', async () => {
     fault.clear();
     const start = await whole('{ orders(first: 50) { pageInfo { endCursor } } }');
