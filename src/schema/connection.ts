@@ -432,8 +432,9 @@ export function resolveList<T extends Listed>(
     filters = toFilterClauses(args.filter, spec.plan, own);
     if (own.length > 0) rendered = [...renderedFilters, ...own];
   }
-  // An answer in parts (@stream) takes the edges as the upstream pages come in.
-  const page = context.operation.incremental === true ? paginateInParts : paginate;
+  // An answer in parts (@stream) takes the edges as the upstream pages come in. A context made
+  // by hand (an application's, in process) may have no operation holder.
+  const page = context.operation?.incremental === true ? paginateInParts : paginate;
   return page<T>({
     connection: spec.connection,
     args: { first: args.first, after: args.after, last: args.last, before: args.before },

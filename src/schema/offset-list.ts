@@ -34,8 +34,9 @@ export function resolveOffsetList<T>(
   clauses: readonly string[],
   offsetLimit: 'soft' | 'hard',
 ): Promise<Connection<T>> {
-  // An answer in parts (@stream) takes the edges as the upstream pages come in.
-  const page = context.operation.incremental === true ? paginateByOffsetInParts : paginateByOffset;
+  // An answer in parts (@stream) takes the edges as the upstream pages come in. A context made
+  // by hand (an application's, in process) may have no operation holder.
+  const page = context.operation?.incremental === true ? paginateByOffsetInParts : paginateByOffset;
   return page<T>({
     connection: spec.connection,
     args: { first: args.first, after: args.after, last: args.last, before: args.before },
