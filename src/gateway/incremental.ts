@@ -3,7 +3,8 @@
  * (`experimentalExecuteIncrementally`), whose parts Yoga writes as multipart/mixed or as
  * text/event-stream events. Everything else runs as before: the plugin looks at a document once
  * (kept per document object, which Yoga's parse cache hands out once per query text), and an
- * operation without the directives costs one WeakMap lookup.
+ * operation without the directives costs one WeakMap lookup (and one more rule in the validation
+ * cache's comparison: the rule itself runs only when a document is first validated).
  *
  * For an operation that uses them:
  * - a client whose `Accept` allows neither multipart/mixed nor text/event-stream is refused with
@@ -237,13 +238,17 @@ async function* parts(
   }
 }
 
+function isPromiseLike<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
+  return typeof (value as Partial<PromiseLike<V>>).then === 'function';
+}
+
 function execute(args: ExecutionArgs, mask: MaskError) {
   const done = (
     result: ExecutionResult | ExperimentalIncrementalExecutionResults,
   ): ExecutionResult | AsyncGenerator<ExecutionResult | SubsequentIncrementalExecutionResult> =>
     'initialResult' in result ? parts(result, mask) : result;
   const result = experimentalExecuteIncrementally(args);
-  return result instanceof Promise ? result.then(done) : done(result);
+  return isPromiseLike(result) ? result.then(done) : done(result);
 }
 
 export interface IncrementalDeliveryOptions {
