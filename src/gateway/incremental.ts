@@ -6,6 +6,10 @@
  * operation without the directives costs one WeakMap lookup (and one more rule in the validation
  * cache's comparison: the rule itself runs only when a document is first validated).
  *
+ * Parts come in graphql 17's current format (`pending` ids, `incremental`, `completed`), or in
+ * the 2022 one (parts labelled by `path`) for a client that asks for it with
+ * `Accept: multipart/mixed;deferSpec=20220824` (Apollo Client 3, Apollo Router).
+ *
  * For an operation that uses them:
  * - a client whose `Accept` allows neither multipart/mixed nor text/event-stream is refused with
  *   406 NOT_ACCEPTABLE before anything runs (Yoga would run the operation and then answer a bare
@@ -29,6 +33,7 @@ import {
   GraphQLSchema,
   GraphQLStreamDirective,
   Kind,
+  legacyExecuteIncrementally,
   type SubsequentIncrementalExecutionResult,
   type ValidationContext,
   visit,
@@ -127,12 +132,20 @@ export function usesIncrementalDelivery(document: DocumentNode): boolean {
   return incrementalIn(document).size > 0;
 }
 
-/** Whether the request's `Accept` lets Yoga answer in parts (no header: anything goes). */
-function acceptsParts(request: { headers: { get(name: string): string | null } } | undefined) {
+/**
+ * The format of parts the request's `Accept` asks for: none (no type Yoga answers in parts), the
+ * 2022 one (`multipart/mixed;deferSpec=20220824`, which Apollo Client 3 and Apollo Router send,
+ * and which graphql-tools' executors read), or graphql 17's current one. No header: anything goes.
+ */
+type PartsFormat = 'none' | 'legacy' | 'current';
+
+function partsFormat(request: { headers: { get(name: string): string | null } } | undefined) {
   const accept = request?.headers.get('accept');
-  if (accept === null || accept === undefined || accept.trim() === '') return true;
+  if (accept === null || accept === undefined || accept.trim() === '') return 'current';
+  let format: PartsFormat = 'none';
   for (const entry of accept.toLowerCase().split(',')) {
-    const type = (entry.split(';')[0] ?? '').trim();
+    const [type = '', ...params] = entry.split(';').map((part) => part.trim());
+    if (type === 'multipart/mixed' && params.includes('deferspec=20220824')) return 'legacy';
     if (
       type === 'multipart/mixed' ||
       type === 'text/event-stream' ||
@@ -140,10 +153,10 @@ function acceptsParts(request: { headers: { get(name: string): string | null } }
       type === 'text/*' ||
       type === '*/*'
     ) {
-      return true;
+      format = 'current';
     }
   }
-  return false;
+  return format;
 }
 
 /** `@defer`/`@stream` in a mutation: a validation error, located at the directive. */
@@ -242,12 +255,16 @@ function isPromiseLike<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
   return typeof (value as Partial<PromiseLike<V>>).then === 'function';
 }
 
-function execute(args: ExecutionArgs, mask: MaskError) {
+function execute(args: ExecutionArgs, mask: MaskError, format: 'legacy' | 'current') {
   const done = (
     result: ExecutionResult | ExperimentalIncrementalExecutionResults,
   ): ExecutionResult | AsyncGenerator<ExecutionResult | SubsequentIncrementalExecutionResult> =>
     'initialResult' in result ? parts(result, mask) : result;
-  const result = experimentalExecuteIncrementally(args);
+  // The same executor either way; the 2022 format only labels parts by path instead of by id.
+  const result =
+    format === 'legacy'
+      ? (legacyExecuteIncrementally(args) as ReturnType<typeof experimentalExecuteIncrementally>)
+      : experimentalExecuteIncrementally(args);
   return isPromiseLike(result) ? result.then(done) : done(result);
 }
 
@@ -259,7 +276,8 @@ export interface IncrementalDeliveryOptions {
 /** Place it after jitPlugin and before operationLimitsPlugin, which then wraps it. */
 export function incrementalDeliveryPlugin(options: IncrementalDeliveryOptions): Plugin {
   const { maskError } = options;
-  const run = (args: ExecutionArgs) => execute(args, maskError);
+  const current = (args: ExecutionArgs) => execute(args, maskError, 'current');
+  const legacy = (args: ExecutionArgs) => execute(args, maskError, 'legacy');
   return {
     onValidate({ addValidationRule }) {
       addValidationRule(DeferStreamOnQueriesRule);
@@ -270,7 +288,8 @@ export function incrementalDeliveryPlugin(options: IncrementalDeliveryOptions): 
       const context = args.contextValue as Partial<GatewayContext> & {
         request?: { headers: { get(name: string): string | null } };
       };
-      if (!acceptsParts(context.request)) {
+      const format = partsFormat(context.request);
+      if (format === 'none') {
         const refusal = new NotAcceptableError(
           '@defer and @stream answer in parts: send `Accept: multipart/mixed` or ' +
             '`Accept: text/event-stream`, or leave the directives out',
@@ -281,7 +300,7 @@ export function incrementalDeliveryPlugin(options: IncrementalDeliveryOptions): 
         return;
       }
       if (context.operation !== undefined) context.operation.incremental = true;
-      setExecuteFn(run as never);
+      setExecuteFn((format === 'legacy' ? legacy : current) as never);
     },
   };
 }

@@ -127,6 +127,11 @@ describe('which operations answer in parts', () => {
       expect(answer.status, String(accept)).toBe(200);
       expect(answer.type, String(accept)).toMatch(/multipart\/mixed|text\/event-stream/);
     }
+    const legacy = partsOf((await post(query, 'multipart/mixed; deferSpec=20220824')).text);
+    expect(legacy[0]?.body.pending).toBeUndefined();
+    expect(legacy[1]?.body.incremental[0].path).toEqual(['items', 0]);
+    const current = partsOf((await post(query, 'multipart/mixed')).text);
+    expect(current[0]?.body.pending).toEqual([{ id: '0', path: ['items'] }]);
     for (const accept of ['application/json', 'application/graphql-response+json']) {
       expect((await post(query, accept)).status, accept).toBe(406);
     }

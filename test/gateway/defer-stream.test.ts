@@ -264,6 +264,43 @@ describe('@stream on a connection fed by several upstream pages', () => {
     expect(merged.data?.orders.edges).toHaveLength(400);
   });
 
+  it('answers in the 2022 format to a client that asks for it (deferSpec=20220824)', async () => {
+    const query = `{ orders(first: 300) {
+      totalCount
+      edges @stream(initialCount: 5) { cursor ${NODE} }
+      ... @defer(label: "info") { pageInfo { hasNextPage endCursor } }
+    } }`;
+    const answer = await requestParts({
+      url: gatewayUrl,
+      query,
+      token,
+      accept: 'multipart/mixed;deferSpec=20220824',
+    });
+    const [first, ...later] = answer.parts;
+    expect(first?.body.pending).toBeUndefined();
+    expect(first?.body.data.orders.edges).toHaveLength(5);
+    const entries = later.flatMap((part) => part.body.incremental ?? []);
+    expect(
+      entries.every((entry: { path?: unknown; id?: unknown }) => entry.path && !entry.id),
+    ).toBe(true);
+    expect(entries.find((entry: { label?: string }) => entry.label === 'info')?.path).toEqual([
+      'orders',
+    ]);
+    const merged = mergeParts(answer.parts);
+    expect(merged.done).toBe(true);
+    expect(merged.data?.orders.edges).toHaveLength(300);
+    expect(merged.data?.orders.totalCount).toBe(ORDERS);
+    // Each edge in its place: the cursors are those of positions 0…299.
+    const plain = await whole(
+      `{ orders(first: 300, after: null) { edges { node { upstreamId } } } }`,
+    );
+    expect(
+      merged.data?.orders.edges.map((e: { node: { upstreamId: string } }) => e.node.upstreamId),
+    ).toEqual(
+      plain.body.data.orders.edges.map((e: { node: { upstreamId: string } }) => e.node.upstreamId),
+    );
+  });
+
   it('defers a fragment of each row', async () => {
     fault.clear();
     const query = `{ orders(first: 3) { nodes { upstreamId ...Amounts @defer(label: "amounts") } } }

@@ -23,7 +23,11 @@ export interface PartsRequest {
   variables?: Record<string, unknown>;
   token: string;
   /** Undefined: no Accept header (Yoga answers multipart/mixed). */
-  accept: 'multipart/mixed' | 'text/event-stream' | undefined;
+  accept:
+    | 'multipart/mixed'
+    | 'multipart/mixed;deferSpec=20220824'
+    | 'text/event-stream'
+    | undefined;
   /** Called with each part as it arrives; answering false aborts the request (client gone). */
   onPart?: (part: Part) => boolean | undefined;
 }
@@ -146,7 +150,13 @@ export function mergeParts(parts: readonly Part[]): {
   for (const { body } of parts.slice(1)) {
     note(body.pending);
     for (const entry of body.incremental ?? []) {
-      const path = [...(paths.get(entry.id) ?? []), ...(entry.subPath ?? [])];
+      // The 2022 format labels a part by its path (for items: the first item's), not by an id.
+      const legacy = entry.id === undefined;
+      const path = legacy
+        ? entry.items !== undefined
+          ? entry.path.slice(0, -1)
+          : entry.path
+        : [...(paths.get(entry.id) ?? []), ...(entry.subPath ?? [])];
       if (data === null) continue;
       if (entry.items !== undefined) {
         (at(data, path) as unknown[]).push(...entry.items);
