@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { createCommerceService } from '../src/commerce-service/app.ts';
 import { DEFAULT_CLIENTS } from '../src/commerce-service/config.ts';
+import { withIncrementalDelivery } from '../src/gateway/incremental.ts';
 import { printSubgraphSchema } from '../src/schema/federation.ts';
 import { schema } from '../src/schema/index.ts';
 import { buildTypedSchema } from '../src/schema/typed/build-typed-schema.ts';
@@ -26,9 +27,9 @@ export const SUBGRAPH_FILE = join(ROOT, 'subgraph.graphql');
 
 const print = (printed: GraphQLSchema) => `${printSchema(lexicographicSortSchema(printed))}\n`;
 
-/** The static SDL as it should be committed. */
+/** The static SDL as it should be committed: the schema as the gateway serves it. */
 export function renderSchema(): string {
-  return print(schema);
+  return print(withIncrementalDelivery(schema));
 }
 
 /** The static schema's Federation v2 subgraph SDL as it should be committed. */
@@ -52,7 +53,7 @@ export async function buildDemoTypedSchema(): Promise<GraphQLSchema> {
   });
   const reader = upstream.definitions({ clientId: demo.id, clientSecret: demo.secret });
   try {
-    return buildTypedSchema(schema, await reader.read()).schema;
+    return withIncrementalDelivery(buildTypedSchema(schema, await reader.read()).schema);
   } finally {
     await upstream.close();
     await service.close();

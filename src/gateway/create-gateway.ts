@@ -9,6 +9,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { GraphQLError } from 'graphql';
 import {
   createYoga,
+  isAsyncIterable,
   type Plugin,
   type YogaServerInstance,
   maskError as yogaMaskError,
@@ -44,6 +45,7 @@ import { webhookReceiverPlugin } from './events/webhook-receiver.ts';
 import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
 import { inContextPlugin } from './in-context.ts';
+import { incrementalDeliveryPlugin, withIncrementalDelivery } from './incremental.ts';
 import { type JitStats, jitPlugin } from './jit.ts';
 import { createYogaLogger, type Logger, requestLogPlugin } from './logging.ts';
 import { createMetrics, type Metrics, type MetricsOptions } from './metrics.ts';
@@ -350,8 +352,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const withEvents = (context: GatewayContext) =>
     Object.assign(context, { [EVENT_FEED_KEY]: events });
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
-    // A factory is asked once per request, which then keeps that schema to its end.
-    schema: schemaSource ? () => schemaSource.current() : schema,
+    // A factory is asked once per request, which then keeps that schema to its end. Served with
+    // @defer and @stream (./incremental.ts).
+    schema: schemaSource
+      ? () => withIncrementalDelivery(schemaSource.current())
+      : withIncrementalDelivery(schema),
     graphqlEndpoint,
     landingPage: false,
     graphiql: graphiqlEnabled
@@ -440,6 +445,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(manifest ? [compiledDocumentsPlugin(manifest, compiled)] : []),
       // Before the limits, which wrap whichever subscribe runs as they wrap the executor.
       subscriptionsPlugin,
+      // After jit (which compiles no document using @defer/@stream), before the limits.
+      incrementalDeliveryPlugin({
+        maskError: (error) =>
+          maskGatewayError(
+            error,
+            MASKED_MESSAGE,
+            production ? false : globalThis.process?.env?.NODE_ENV === 'development',
+          ),
+      }),
       // After jit: it wraps whichever executor runs, judging the variables' values first.
       operationLimitsPlugin({ limits: options.queryLimits, maxFirst: paging.maxFirst }),
       // Before Yoga's masking, which runs after every plugin given here.
@@ -503,12 +517,23 @@ const noSubgraphSdlPlugin: Plugin = {
   onValidate: ({ addValidationRule }) => addValidationRule(NoSubgraphSdlRule),
 };
 
-/** The session's deadline timer goes with the operation (src/upstream/session.ts). */
+/**
+ * The session's deadline timer goes with the operation (src/upstream/session.ts); an answer in
+ * parts (@defer/@stream) is done when its last part is, or when the client goes away.
+ */
 const finishSessionPlugin: Plugin = {
   onExecute: () => ({
-    onExecuteDone: ({ args }) => (args.contextValue as Partial<GatewayContext>).finish?.(),
+    onExecuteDone: ({ args, result }) => {
+      const finish = () => (args.contextValue as Partial<GatewayContext>).finish?.();
+      if (isAsyncIterable(result)) return { onEnd: finish };
+      finish();
+      return undefined;
+    },
   }),
 };
+
+/** Yoga's own words for a masked error. */
+const MASKED_MESSAGE = 'Unexpected error.';
 
 const STOREFRONT_NOTE = `# This page came from another machine (or a name other than localhost), so it carries
 # the demo store's storefront (implicit) token: a shopper's reads and writes, no more. For the

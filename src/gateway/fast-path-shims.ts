@@ -156,8 +156,16 @@ export function writeResponse(res: ServerResponse, response: unknown): void {
     res.end(response.bodyText ?? undefined);
     return;
   }
-  // A hook answered with a real Response (none of ours does for a JSON POST).
   const real = response as Response;
+  const type = real.headers.get('content-type') ?? '';
+  if (
+    real.body !== null &&
+    (type.startsWith('multipart/') || type.startsWith('text/event-stream'))
+  ) {
+    writeParts(res, real, real.body);
+    return;
+  }
+  // A hook answered with a real Response (none of ours does for a JSON POST).
   void real.arrayBuffer().then((body) => {
     const headers: Record<string, string> = {};
     real.headers.forEach((value, name) => {
@@ -166,4 +174,39 @@ export function writeResponse(res: ServerResponse, response: unknown): void {
     res.writeHead(real.status, real.statusText, headers);
     res.end(Buffer.from(body));
   });
+}
+
+/**
+ * An answer in parts (`@defer`/`@stream` from a client that sent no Accept, or any type: Yoga picks
+ * multipart/mixed) written part by part as Yoga's processor yields them, not buffered to the end;
+ * the client going away cancels the body, which returns the operation's iterator.
+ */
+function writeParts(res: ServerResponse, real: Response, body: ReadableStream<Uint8Array>): void {
+  const headers: Record<string, string> = {};
+  real.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(real.status, real.statusText, headers);
+  res.flushHeaders();
+  const reader = body.getReader();
+  const cancel = () => {
+    reader.cancel().catch(() => undefined);
+  };
+  res.once('close', cancel);
+  const pump = (): void => {
+    reader.read().then(
+      ({ done, value }) => {
+        if (done) {
+          res.removeListener('close', cancel);
+          res.end();
+        } else if (res.write(value)) {
+          pump();
+        } else {
+          res.once('drain', pump);
+        }
+      },
+      () => res.destroy(),
+    );
+  };
+  pump();
 }

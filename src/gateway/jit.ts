@@ -11,7 +11,8 @@
  * - variables are first coerced by graphql-js: when they do not coerce, the operation runs on
  *   the normal executor, so a client gets exactly the coded errors it got before;
  * - a document jit cannot compile runs on the normal executor, and so does one with a
- *   `__proto__` alias, which jit's object literals would drop;
+ *   `__proto__` alias, which jit's object literals would drop, and one with `@defer` or
+ *   `@stream` (./incremental.ts);
  * - compiled queries are kept per schema (the typed schema is swapped on refresh) and per
  *   document object (Yoga's parse cache hands out one object per query text), so the cache
  *   lives exactly as long as those.
@@ -33,6 +34,7 @@ import {
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
+import { usesIncrementalDelivery } from './incremental.ts';
 
 interface Compiled {
   query: CompiledQuery;
@@ -122,6 +124,8 @@ function compile(
   try {
     const fieldsAt = new Map<string, FieldNode>();
     let protoKey = false;
+    // graphql-jit would answer @defer/@stream whole; ./incremental.ts runs them in parts.
+    if (usesIncrementalDelivery(document)) return null;
     visit(document, {
       Field(node) {
         // graphql-jit builds results in object literals, where `__proto__: value` sets the

@@ -11,6 +11,7 @@ import { expectList, type JsonObject } from '../upstream/client.ts';
 import type { Connection, FilterClause, FilterOp, SortKey } from '../upstream/paging/plan.ts';
 import { paginate } from '../upstream/paging/planner.ts';
 import { filterClause, renderClause } from '../upstream/paging/query.ts';
+import { paginateInParts } from '../upstream/paging/stream.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { type BuilderTypes, builder } from './builder.ts';
 import { resolveOffsetList } from './offset-list.ts';
@@ -404,6 +405,9 @@ export interface ListSpec<T extends Listed> {
 /**
  * Resolves a connection field through the pagination planner and the cached GET.
  * `renderedFilters`: clauses on typed Custom API fields, judged and rendered by their schema.
+ * In an answer in parts (`@defer`/`@stream`), the connection's edges are an async iterable fed
+ * page by page and its pageInfo a promise (src/upstream/paging/stream.ts); graphql 17 reads
+ * both, and no compiled (jit) operation ever gets one.
  */
 export function resolveList<T extends Listed>(
   context: GatewayContext,
@@ -428,7 +432,10 @@ export function resolveList<T extends Listed>(
     filters = toFilterClauses(args.filter, spec.plan, own);
     if (own.length > 0) rendered = [...renderedFilters, ...own];
   }
-  return paginate<T>({
+  // An answer in parts (@stream) takes the edges as the upstream pages come in. A context made
+  // by hand (an application's, in process) may have no operation holder.
+  const page = context.operation?.incremental === true ? paginateInParts : paginate;
+  return page<T>({
     connection: spec.connection,
     args: { first: args.first, after: args.after, last: args.last, before: args.before },
     sortKey: args.sortKey ?? 'created_at',
@@ -447,5 +454,5 @@ export function resolveList<T extends Listed>(
       const list = expectList(await context.get(spec.segments, query));
       return { data: list.data.map(spec.toNode), total: list.total };
     },
-  });
+  }) as Promise<Connection<T>>;
 }

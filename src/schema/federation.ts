@@ -58,6 +58,12 @@ export interface EntityDefinition {
 }
 
 const FEDERATION_TYPES = new Set(['_Any', '_Entity', '_Service']);
+
+/**
+ * Directives the gateway serves itself but a subgraph SDL leaves out: a federation router
+ * defines and plans its own `@defer`, and composition refuses a subgraph that redefines it.
+ */
+const GATEWAY_ONLY_DIRECTIVES = new Set(['defer', 'stream']);
 const FEDERATION_FIELDS = new Set(['_entities', '_service']);
 // A string key: graphql-js copies extensions with Object.entries, which drops symbols.
 const ENTITIES = 'commerceGatewayFederationEntities';
@@ -223,6 +229,12 @@ export function printSubgraphSchema(schema: GraphQLSchema): string {
   const keys = new Map(entitiesOf(schema).map((entity) => [entity.typeName, entity.keyFields]));
   const document = parse(printSchema(lexicographicSortSchema(schema)));
   const definitions = document.definitions.flatMap((definition): DefinitionNode[] => {
+    if (
+      definition.kind === Kind.DIRECTIVE_DEFINITION &&
+      GATEWAY_ONLY_DIRECTIVES.has(definition.name.value)
+    ) {
+      return [];
+    }
     if (
       (definition.kind === Kind.OBJECT_TYPE_DEFINITION ||
         definition.kind === Kind.UNION_TYPE_DEFINITION ||

@@ -5,7 +5,7 @@
  * read once, never changed after).
  */
 import { expectList, type JsonObject } from '../upstream/client.ts';
-import { paginateByOffset } from '../upstream/paging/offset.ts';
+import { paginateByOffset, paginateByOffsetInParts } from '../upstream/paging/offset.ts';
 import type { Connection, ConnectionArgs, ListQuery } from '../upstream/paging/plan.ts';
 import type { GatewayContext } from '../upstream/session.ts';
 import { saleEnds } from './catalog/shared-catalog.ts';
@@ -44,7 +44,10 @@ export function resolveOffsetList<T>(
   clauses: readonly string[],
   offsetLimit: 'soft' | 'hard',
 ): Promise<Connection<T>> {
-  return paginateByOffset<T>({
+  // An answer in parts (@stream) takes the edges as the upstream pages come in. A context made
+  // by hand (an application's, in process) may have no operation holder.
+  const page = context.operation?.incremental === true ? paginateByOffsetInParts : paginateByOffset;
+  return page<T>({
     connection: spec.connection,
     args: { first: args.first, after: args.after, last: args.last, before: args.before },
     clauses,
@@ -83,5 +86,5 @@ export function resolveOffsetList<T>(
       }
       return page;
     },
-  });
+  }) as Promise<Connection<T>>;
 }

@@ -35,7 +35,8 @@ export type GatewayErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'CSRF_PREVENTED'
   | 'PERSISTED_QUERY_ONLY'
-  | 'PERSISTED_QUERY_NOT_FOUND';
+  | 'PERSISTED_QUERY_NOT_FOUND'
+  | 'NOT_ACCEPTABLE';
 
 export interface GatewayErrorOptions {
   /** Status of the upstream response that caused this error, if any. */
@@ -371,6 +372,16 @@ export class CallerRateLimitedError extends RequestError {
 }
 
 /**
+ * An operation with `@defer` or `@stream` from a client that accepts neither multipart/mixed nor
+ * text/event-stream: its answer would come in several parts, which a JSON answer cannot carry.
+ */
+export class NotAcceptableError extends RequestError {
+  override name = 'NotAcceptableError';
+  readonly code = 'NOT_ACCEPTABLE';
+  readonly httpStatus = 406;
+}
+
+/**
  * Every code of the classes above, each once (the type makes the list complete). A new class
  * adds its code here and a row to docs/errors.md's table of error codes; the test checks both.
  */
@@ -399,6 +410,7 @@ const GATEWAY_CODES: Record<GatewayErrorCode, true> = {
   CSRF_PREVENTED: true,
   PERSISTED_QUERY_ONLY: true,
   PERSISTED_QUERY_NOT_FOUND: true,
+  NOT_ACCEPTABLE: true,
 };
 
 /** The codes of the gateway's own errors. */

@@ -101,6 +101,11 @@ export interface GatewayContext {
     headers?: Readonly<Record<string, string>> | undefined;
     /** The operation's language for money's `formatted` (src/schema/money.ts), once read. */
     locale?: string | null;
+    /**
+     * The operation answers in parts (`@defer`/`@stream`, src/gateway/incremental.ts): its
+     * connections hand out their edges page by page as the upstream answers them.
+     */
+    incremental?: boolean;
   };
   /** The allow-list of caller headers forwarded upstream (lowercase names). */
   readonly forwardHeaderNames: readonly string[];

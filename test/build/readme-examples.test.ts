@@ -108,6 +108,7 @@ const PAGES = [
   'docs/storefront.md',
   'docs/building-a-storefront.md',
   'docs/paging.md',
+  'docs/incremental-delivery.md',
   'docs/schema.md',
   'docs/errors.md',
   'docs/merchandiser.md',

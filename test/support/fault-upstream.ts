@@ -35,6 +35,8 @@ export interface FaultRule {
   method?: string;
   /** Matched against the path (without the query string). */
   path?: RegExp;
+  /** Matched against the whole request target, query string included (one page of a list). */
+  target?: RegExp;
   /** Fault for the n-th matching request (0-based); later requests get `otherwise`. */
   sequence?: Fault[];
   /** After the sequence (or without one): this fault, applied with probability `rate`. */
@@ -104,6 +106,7 @@ export async function createFaultUpstream(options: {
       const { rule } = entry;
       if (rule.method && rule.method !== req.method) continue;
       if (rule.path && !rule.path.test(path)) continue;
+      if (rule.target && !rule.target.test(req.url ?? '/')) continue;
       const n = entry.seen++;
       const fromSequence = rule.sequence?.[n];
       if (fromSequence) return fromSequence;

@@ -131,7 +131,7 @@ export function createEntryTypes(
       nodes: {
         type: listOf(ObjectType),
         description: 'The nodes of the edges, in the same order, for clients that skip cursors.',
-        resolve: (connection) => connection.edges.map((edge) => edge.node),
+        resolve: (connection) => nodesOf(connection.edges),
       },
       pageInfo: { type: nonNull(base.PageInfo), description: 'Paging information for this page.' },
       totalCount: {
@@ -146,4 +146,16 @@ export function createEntryTypes(
     },
   });
   return { ObjectType, Edge, ConnectionType };
+}
+
+/**
+ * The nodes of a connection's edges: mapped, or, in an answer in parts (`@defer`/`@stream`,
+ * whose edges come page by page: src/upstream/paging/stream.ts), mapped as they come.
+ */
+function nodesOf<T>(edges: readonly { node: T }[] | AsyncIterable<{ node: T }>) {
+  return Symbol.asyncIterator in edges ? nodesAsTheyCome(edges) : edges.map((edge) => edge.node);
+}
+
+async function* nodesAsTheyCome<T>(edges: AsyncIterable<{ node: T }>): AsyncGenerator<T> {
+  for await (const edge of edges) yield edge.node;
 }

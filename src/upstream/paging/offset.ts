@@ -25,6 +25,7 @@ import {
   filterHash,
   type OffsetCursorIdentity,
 } from './cursor.ts';
+import { EdgeFeed, pagesInOrder, quiet, wholeInParts } from './feed.ts';
 import {
   badInput,
   type Connection,
@@ -33,10 +34,12 @@ import {
   type ListPage,
   type ListQuery,
   MAX_FILTER_CLAUSES,
+  type PageInfo,
   type PageRequest,
   type PagingLimits,
   readPageArgs,
   resolveLimits,
+  type StreamedConnection,
 } from './plan.ts';
 import { joinClauses, listQuery } from './query.ts';
 import { runLimited } from './runs.ts';
@@ -86,9 +89,26 @@ class OffsetEdge<T> implements Edge<T> {
  * UpstreamBudgetExceededError when the plan does not fit the budget and OffsetLimitExceededError
  * past a hard limit, each before any call.
  */
-export async function paginateByOffset<T>(
+export function paginateByOffset<T>(options: OffsetPaginateOptions<T>): Promise<Connection<T>> {
+  return offsetWalk(options, false) as Promise<Connection<T>>;
+}
+
+/**
+ * The same page for an answer in parts (`@stream`, src/gateway/incremental.ts): answered when its
+ * first upstream page is in, its edges fed page by page in list order as the pages come in (a
+ * short page ends the list, as it ends `paginateByOffset`'s), pageInfo after the last. A window
+ * served by one probe call, or none, is handed out whole.
+ */
+export function paginateByOffsetInParts<T>(
   options: OffsetPaginateOptions<T>,
-): Promise<Connection<T>> {
+): Promise<StreamedConnection<T>> {
+  return offsetWalk(options, true) as Promise<StreamedConnection<T>>;
+}
+
+async function offsetWalk<T>(
+  options: OffsetPaginateOptions<T>,
+  inParts: boolean,
+): Promise<Connection<T> | StreamedConnection<T>> {
   const limits = resolveLimits(options.limits);
   const { pageSize } = limits;
   const { first, last, afterRaw, beforeRaw } = readPageArgs(options.args ?? {}, limits);
@@ -175,6 +195,25 @@ export async function paginateByOffset<T>(
     for (let offset = from; offset < to; offset += pageSize) {
       slices.push({ offset, limit: Math.min(pageSize, to - offset) });
     }
+    if (inParts) {
+      const start = from;
+      return handOutInParts(
+        slices,
+        fetch,
+        limits.concurrency,
+        (rows, size) => {
+          const stop = start + rows;
+          return {
+            hasNextPage: backward ? before !== undefined && stop < size : stop < (hi ?? size),
+            hasPreviousPage: start > (backward ? lo : 0),
+          };
+        },
+        (size) => {
+          const encode = createOffsetCursorEncoder(identity, size);
+          return (node: T, k: number) => new OffsetEdge(node, encode, start + k);
+        },
+      );
+    }
     const pages = await runLimited(
       slices.map((slice) => () => fetch(slice.offset, slice.limit)),
       limits.concurrency,
@@ -199,7 +238,7 @@ export async function paginateByOffset<T>(
   const stop = from + rows.length;
   const encode = createOffsetCursorEncoder(identity, size);
   const edges = rows.map((node, k) => new OffsetEdge(node, encode, from + k));
-  return {
+  const connection: Connection<T> = {
     edges,
     pageInfo: {
       hasNextPage: backward ? before !== undefined && stop < size : stop < (hi ?? size),
@@ -215,4 +254,63 @@ export async function paginateByOffset<T>(
     // An offset walk has no pinned bound; its connection type has no `pinnedAt` field.
     pinnedAt: '',
   };
+  return inParts ? wholeInParts(connection) : connection;
+}
+
+/**
+ * The slices of a window fetched a few at a time and handed out in list order as they come in:
+ * answered when the first is in (its total is the list's size, which cursors carry); a page
+ * cut short ends the list. `pageInfoOf` says what lies beyond `rows` edges of a list of `size`.
+ */
+async function handOutInParts<T>(
+  slices: readonly { offset: number; limit: number }[],
+  fetch: (offset: number, limit: number) => Promise<ListPage<T>>,
+  concurrency: number,
+  pageInfoOf: (rows: number, size: number) => { hasNextPage: boolean; hasPreviousPage: boolean },
+  edgeMaker: (size: number) => (node: T, index: number) => Edge<T>,
+): Promise<StreamedConnection<T>> {
+  const feed = new EdgeFeed<Edge<T>>();
+  let size = 0;
+  let toEdge: ((node: T, index: number) => Edge<T>) | undefined;
+  let sized: ((size: number) => void) | undefined;
+  const first = new Promise<number>((resolve) => {
+    sized = resolve;
+  });
+  const walk = async (): Promise<PageInfo> => {
+    await pagesInOrder(
+      slices.length,
+      concurrency,
+      (index) => {
+        const slice = slices[index] as { offset: number; limit: number };
+        return fetch(slice.offset, slice.limit);
+      },
+      (page, index) => {
+        const slice = slices[index] as { offset: number; limit: number };
+        if (index === 0) {
+          size = Math.max(page.total, slice.offset + page.data.length);
+          toEdge = edgeMaker(size);
+          sized?.(size);
+        }
+        const make = toEdge as (node: T, index: number) => Edge<T>;
+        const handed = feed.length;
+        feed.push(page.data.map((node, k) => make(node, handed + k)));
+        // A page cut short: the list ended (or shrank) there.
+        return page.data.length === slice.limit;
+      },
+    );
+    const stop = (slices[0]?.offset ?? 0) + feed.length;
+    return {
+      ...pageInfoOf(feed.length, Math.max(size, stop)),
+      startCursor: feed.first()?.cursor ?? null,
+      endCursor: feed.last()?.cursor ?? null,
+    };
+  };
+  const pageInfo = quiet(walk());
+  pageInfo.then(
+    () => feed.end(),
+    (error: unknown) => feed.fail(error),
+  );
+  // A failure of the first page is the connection's own, as without parts.
+  const totalCount = await Promise.race([first, pageInfo.then(() => size)]);
+  return { edges: feed, pageInfo, totalCount, pinnedAt: '' };
 }

@@ -143,6 +143,19 @@ export interface Connection<T> {
   pinnedAt: string;
 }
 
+/**
+ * A connection answered in parts (`@stream`, src/gateway/incremental.ts): answered when its
+ * first upstream page is in, its edges fed as the later pages come, pageInfo after the last.
+ */
+export interface StreamedConnection<T> {
+  edges: AsyncIterable<Edge<T>>;
+  /** Known when the last page is in (endCursor is the last edge's). */
+  pageInfo: Promise<PageInfo>;
+  /** Of the first page: the list's size when the walk began. */
+  totalCount: number;
+  pinnedAt: string;
+}
+
 /** The attributes the planner sorts and filters on. */
 export const PLANNER_ATTRS: ReadonlySet<string> = new Set<string>([
   'id',

@@ -44,8 +44,8 @@ import {
   resolveLimits,
 } from './plan.ts';
 import { filterClause, renderClause } from './query.ts';
-import type { Walk } from './runs.ts';
-import { type Anchor, fetchWindow } from './window.ts';
+import type { Row, Walk } from './runs.ts';
+import { type Anchor, fetchWindow, type WindowResult } from './window.ts';
 
 /**
  * An edge whose cursor is encoded on first read and then kept. GraphQL reads `cursor` only when
@@ -86,6 +86,36 @@ class LazyEdge<T> implements Edge<T> {
  * the operation's budget.
  */
 export async function paginate<T>(options: PaginateOptions<T>): Promise<Connection<T>> {
+  const planned = planWalk(options);
+  const window = await fetchWindow(
+    planned.walk,
+    planned.runDesc,
+    planned.anchor,
+    planned.bound,
+    planned.count,
+  );
+  return connectionOf(planned, window);
+}
+
+/** A walk judged and pinned, with the window it asks for: what a page of it is fetched from. */
+export interface PlannedWalk<T> {
+  walk: Walk<T>;
+  /** The run's direction: the connection's, reversed for a backward page. */
+  runDesc: boolean;
+  /** A backward page (last/before): the window is fetched in the run's order, then flipped. */
+  backward: boolean;
+  anchor: Anchor | undefined;
+  bound: Anchor | undefined;
+  count: number;
+  identity: CursorIdentity;
+  pin: string;
+}
+
+/**
+ * The arguments judged (BadUserInputError, before any call), the walk pinned, the window named.
+ * Shared by `paginate` and the page-by-page walk of an answer in parts (./stream.ts).
+ */
+export function planWalk<T>(options: PaginateOptions<T>): PlannedWalk<T> {
   const limits = resolveLimits(options.limits);
   const { first, last, afterRaw, beforeRaw } = readPageArgs(options.args ?? {}, limits);
   const sortKey = options.sortKey;
@@ -156,31 +186,52 @@ export async function paginate<T>(options: PaginateOptions<T>): Promise<Connecti
     base,
     what: `Paging \`${options.connection}\` with ${backward ? 'last' : 'first'}: ${count}`,
   };
-  const window = await fetchWindow(
+  return {
     walk,
     runDesc,
-    toAnchor(backward ? before : after),
-    toAnchor(backward ? after : before),
+    backward,
+    anchor: toAnchor(backward ? before : after),
+    bound: toAnchor(backward ? after : before),
     count,
-  );
+    identity,
+    pin,
+  };
+}
 
-  const { total } = window;
-  // Made when the first cursor is read: many queries read none (no cursor, no pageInfo).
+/** A walk's cursor encoder, made when the first cursor is read: many queries read none. */
+export function lazyEncoder(identity: CursorIdentity, pin: string, total: number): CursorEncoder {
   let encoder: CursorEncoder | undefined;
-  const encode: CursorEncoder = (index, sortValue, id) => {
+  return (index, sortValue, id) => {
     encoder ??= createCursorEncoder(identity, pin, total);
     return encoder(index, sortValue, id);
   };
+}
+
+/** The edge of a row at `index` (in the connection's order). */
+export function edgeOf<T>(
+  row: Row<T>,
+  encode: CursorEncoder,
+  index: number,
+  sortKey: PlannedWalk<T>['walk']['sortKey'],
+): Edge<T> {
+  return new LazyEdge(
+    row.node,
+    encode,
+    index,
+    sortKey === 'id' ? undefined : row.pos.value,
+    row.pos.id,
+  );
+}
+
+/** The connection of a fetched window. */
+export function connectionOf<T>(planned: PlannedWalk<T>, window: WindowResult<T>): Connection<T> {
+  const { backward, identity, pin } = planned;
+  const { sortKey } = planned.walk;
+  const { total } = window;
+  const encode = lazyEncoder(identity, pin, total);
   const edges = window.rows.map((row, k) => {
     const runIndex = window.start + k;
-    const index = backward ? total - 1 - runIndex : runIndex;
-    return new LazyEdge(
-      row.node,
-      encode,
-      index,
-      sortKey === 'id' ? undefined : row.pos.value,
-      row.pos.id,
-    );
+    return edgeOf(row, encode, backward ? total - 1 - runIndex : runIndex, sortKey);
   });
   if (backward) edges.reverse();
   return {

@@ -90,7 +90,7 @@ export async function runLimited<R>(
   return results;
 }
 
-interface Fetched<T> {
+export interface Fetched<T> {
   rows: Row<T>[];
   total: number;
   offset: number;
@@ -137,7 +137,7 @@ export async function fetchRows<T>(
 }
 
 /** Page requests covering `count` records from `start`, `pageSize` at a time. */
-function pageSlices(start: number, count: number, pageSize: number) {
+export function pageSlices(start: number, count: number, pageSize: number) {
   const slices: { offset: number; limit: number }[] = [];
   for (let offset = start; offset < start + count; offset += pageSize) {
     slices.push({ offset, limit: Math.min(pageSize, start + count - offset) });

@@ -16,7 +16,7 @@ import {
   type Walk,
 } from './runs.ts';
 
-function callsFor(count: number, pageSize: number): number {
+export function callsFor(count: number, pageSize: number): number {
   return Math.max(1, Math.ceil(count / pageSize));
 }
 
