@@ -42,6 +42,7 @@ import {
   parseLogLevel,
   parsePort,
   parseUrl,
+  parseWorkers,
   SAMPLERS,
 } from './values.ts';
 
@@ -85,6 +86,7 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'FAST_PATH',
   'JIT',
   'SHUTDOWN_TIMEOUT_MS',
+  'WORKERS',
   'UPSTREAM_CALL_BUDGET',
   'PAGING_MAX_FIRST',
   'PAGING_CONCURRENCY',
@@ -141,6 +143,12 @@ export interface ListenConfig {
   metricsHost: string | undefined;
   /** How long SIGTERM waits for in-flight requests, ms. `SHUTDOWN_TIMEOUT_MS`, default 10000. */
   shutdownTimeoutMs: number;
+  /**
+   * Gateway processes sharing the port (node:cluster), the embedded service staying one process
+   * beside them. `WORKERS`, a count from 1 to 64 or `auto` (one per core); default 1: one
+   * process, no cluster.
+   */
+  workers: number;
 }
 
 /**
@@ -242,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
         env.SHUTDOWN_TIMEOUT_MS,
         DEFAULT_SHUTDOWN_TIMEOUT_MS,
       ),
+      workers: parseWorkers(env.WORKERS),
     },
     upstream: {
       url: parseUrl('UPSTREAM_URL', env.UPSTREAM_URL),
