@@ -3,108 +3,154 @@
  * UPSTREAM_URL points elsewhere) → the upstream's front door → demo tokens through it → the
  * gateway → drain on SIGTERM/SIGINT. The Node version is checked first (./check-node.ts), and the
  * embedded service (fastify over `node:sqlite`) is loaded only when it runs.
+ *
+ * `WORKERS=<n>` (n > 1) runs the same gateway in n node:cluster workers sharing the port: this
+ * file is then the primary (the embedded service — SQLite has one writer —, the demo tokens, the
+ * metrics port, the banner, the drain: ./gateway/cluster/supervisor.ts keeps the workers) and,
+ * in each worker, the gateway alone, on the primary's service as its upstream.
  */
 import './check-node.ts';
+import cluster from 'node:cluster';
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { dirname } from 'node:path';
 import type { createCommerceService } from './commerce-service/app.ts';
 import { loadEmbeddedServiceConfig } from './commerce-service/config.ts';
 import { applyConnectionLimits } from './commerce-service/connection-limits.ts';
 import type { DevelopmentCertificate } from './commerce-service/tls.ts';
-import { loadConfig } from './config/index.ts';
+import { type Config, loadConfig } from './config/index.ts';
+import { joinCluster } from './gateway/cluster/worker.ts';
 import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
 import { createRequestListener } from './gateway/fast-path.ts';
 import { demoTokenChooser, isLoopbackAddress } from './gateway/graphiql.ts';
 import { createHealth } from './gateway/health.ts';
-import { createLogger } from './gateway/logging.ts';
+import { createLogger, type Logger } from './gateway/logging.ts';
 import { metricsListener } from './gateway/metrics.ts';
-import { loadPersistedDocuments } from './gateway/persisted-documents.ts';
+import { loadPersistedDocuments, type PersistedDocuments } from './gateway/persisted-documents.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
 import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
 import { schema as baseSchema } from './schema/index.ts';
-import { createUpstream } from './upstream/index.ts';
+import { createUpstream, type Upstream } from './upstream/index.ts';
 
 const DEMO_TOKEN_RENEW_MS = 50 * 60 * 1000;
 /** Where the embedded service's development certificate authority is kept (COMMERCE_HTTPS). */
 const SERVICE_TLS_DIR = '.cache/commerce-tls';
 
-async function main(): Promise<void> {
-  // The gateway's settings and the embedded service's, each read by its own loader; both refuse
-  // a bad environment here, before anything starts.
-  const config = loadConfig();
-  const serviceConfig = loadEmbeddedServiceConfig();
-  const { listen } = config;
-  // HEADERS_TIMEOUT_MS … MAX_CONNECTIONS: read once by the service's loader, for every listener.
-  const connections = serviceConfig.connections;
-  // Read before anything starts: a manifest that cannot be used stops startup with the reason.
-  const persistedDocuments = loadPersistedDocuments(config.persistedDocumentsPath);
-  const started = Date.now();
+type ServiceConfig = ReturnType<typeof loadEmbeddedServiceConfig>;
+type Service = Awaited<ReturnType<typeof createCommerceService>>;
 
-  let upstreamUrl = config.upstream.url;
-  let service: Awaited<ReturnType<typeof createCommerceService>> | undefined;
-  // The demo store's read-write token, and its storefront (implicit) token for GraphiQL pages
-  // asked for from elsewhere (src/gateway/graphiql.ts, demoTokenChooser).
-  let demoToken: string | undefined;
-  let storefrontToken: string | undefined;
-  let serviceTls: DevelopmentCertificate | undefined;
+/** The embedded service, started here unless UPSTREAM_URL is set; where the gateway reaches it. */
+interface Origin {
+  url: string;
+  service: Service | undefined;
+  tls: DevelopmentCertificate | undefined;
+  demo: { id: string; secret: string } | undefined;
+}
+
+async function startOrigin(config: Config, serviceConfig: ServiceConfig): Promise<Origin> {
+  if (config.upstream.url !== undefined) {
+    return { url: config.upstream.url, service: undefined, tls: undefined, demo: undefined };
+  }
   // The embedded service's request lines go out as the gateway's own JSON lines.
   const serviceLog = createLogger({ level: config.logging.level });
-  if (upstreamUrl === undefined) {
-    const { dbPath, clients, seed, port, signInLimits } = serviceConfig;
-    if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
-    const { createCommerceService } = await import('./commerce-service/app.ts');
-    // COMMERCE_HTTPS: the service serves TLS (for storefronts that reach it as https://), and the
-    // gateway trusts the authority that signed it.
-    serviceTls = serviceConfig.https
-      ? (await import('./commerce-service/tls.ts')).developmentCertificate(SERVICE_TLS_DIR)
-      : undefined;
-    service = await createCommerceService({
-      dbPath,
-      clients,
-      seed,
-      signInLimits,
-      ...(serviceTls ? { https: { key: serviceTls.key, cert: serviceTls.cert } } : {}),
-      ...(serviceConfig.logRequests
-        ? { requestLog: (entry) => serviceLog.log('info', 'service request', { ...entry }) }
-        : {}),
-    });
-    await service.listen({ port, host: '127.0.0.1' });
-    const address = service.server.address();
-    const servicePort = typeof address === 'object' && address ? address.port : port;
-    upstreamUrl = `${serviceTls ? 'https' : 'http'}://127.0.0.1:${servicePort}`;
-  }
-
-  // The front door to the upstream, on its own options: its one pool carries every call to the
-  // origin, the demo tokens and the typed schema's reads included (src/upstream/index.ts).
-  const upstream = createUpstream({
-    ...config.upstream,
-    url: upstreamUrl,
-    pool: { ...config.upstream.pool, ...(serviceTls ? { ca: serviceTls.ca } : {}) },
+  const { dbPath, clients, seed, port, signInLimits } = serviceConfig;
+  if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
+  const { createCommerceService } = await import('./commerce-service/app.ts');
+  // COMMERCE_HTTPS: the service serves TLS (for storefronts that reach it as https://), and the
+  // gateway trusts the authority that signed it.
+  const tls = serviceConfig.https
+    ? (await import('./commerce-service/tls.ts')).developmentCertificate(SERVICE_TLS_DIR)
+    : undefined;
+  const service = await createCommerceService({
+    dbPath,
+    clients,
+    seed,
+    signInLimits,
+    ...(tls ? { https: { key: tls.key, cert: tls.cert } } : {}),
+    ...(serviceConfig.logRequests
+      ? { requestLog: (entry) => serviceLog.log('info', 'service request', { ...entry }) }
+      : {}),
   });
-  const demo = service ? serviceConfig.clients[0] : undefined;
-  if (demo) {
-    const demoTokens = () =>
-      Promise.all([
-        upstream.token({ clientId: demo.id, clientSecret: demo.secret }),
-        upstream.token({ clientId: demo.id }),
-      ]);
-    [demoToken, storefrontToken] = await demoTokens();
-    // Tokens live one hour: renew GraphiQL's well before, so a page opened later still works.
-    setInterval(() => {
-      demoTokens().then(
-        (tokens) => {
-          [demoToken, storefrontToken] = tokens;
-        },
-        (error: unknown) => console.error(`demo token renewal failed: ${String(error)}`),
-      );
-    }, DEMO_TOKEN_RENEW_MS).unref();
-  }
+  await service.listen({ port, host: '127.0.0.1' });
+  const address = service.server.address();
+  const servicePort = typeof address === 'object' && address ? address.port : port;
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${servicePort}`;
+  return { url, service, tls, demo: serviceConfig.clients[0] };
+}
 
-  const logger = createLogger({ level: config.logging.level });
+/** The front door to the upstream: its one pool carries every call to the origin. */
+function upstreamFor(config: Config, url: string, ca: string | undefined): Upstream {
+  return createUpstream({
+    ...config.upstream,
+    url,
+    pool: { ...config.upstream.pool, ...(ca ? { ca } : {}) },
+  });
+}
+
+interface DemoTokens {
+  readWrite: string;
+  storefront: string;
+}
+
+/**
+ * The demo store's read-write token, and its storefront (implicit) token for GraphiQL pages
+ * asked for from elsewhere (src/gateway/graphiql.ts, demoTokenChooser); renewed well within
+ * their hour, so a page opened later still works.
+ */
+async function keepDemoTokens(
+  upstream: Upstream,
+  demo: { id: string; secret: string },
+  renewed: (tokens: DemoTokens) => void,
+): Promise<DemoTokens> {
+  const read = async (): Promise<DemoTokens> => {
+    const [readWrite, storefront] = await Promise.all([
+      upstream.token({ clientId: demo.id, clientSecret: demo.secret }),
+      upstream.token({ clientId: demo.id }),
+    ]);
+    return { readWrite, storefront };
+  };
+  const first = await read();
+  setInterval(() => {
+    read().then(renewed, (error: unknown) =>
+      console.error(`demo token renewal failed: ${String(error)}`),
+    );
+  }, DEMO_TOKEN_RENEW_MS).unref();
+  return first;
+}
+
+interface GatewayServer {
+  server: Server;
+  /** The gateway's own metrics (undefined: METRICS=0). */
+  render: (() => Promise<string>) | undefined;
+  graphqlEndpoint: string;
+  health: ReturnType<typeof createHealth>;
+  /** Closes what the gateway holds, the upstream last. */
+  close(): Promise<void>;
+}
+
+/**
+ * The gateway on its own options (METRICS_PORT: collected here, served by another listener),
+ * with what only this process has: the front door, tokens, manifest, log, health; listening.
+ * `metricsHere` answers `GET /metrics` on the gateway's port (a worker: every worker's).
+ */
+async function listenGateway(
+  config: Config,
+  serviceConfig: ServiceConfig,
+  own: {
+    upstream: Upstream;
+    demo: { id: string; secret: string } | undefined;
+    tokens: () => DemoTokens | undefined;
+    persistedDocuments: PersistedDocuments | undefined;
+    logger: Logger;
+  },
+  metricsHere?: () => Promise<string>,
+): Promise<GatewayServer> {
+  const { listen } = config;
+  const { upstream, tokens, persistedDocuments, logger } = own;
   const health = createHealth({ upstream });
   // The typed schema reads definitions with the gateway's own credential: SCHEMA_CLIENT_ID, or
   // the embedded service's demo client. Without one, only the generic API is served.
+  const demo = own.demo;
   const schemaCredentials =
     config.typedSchema.credentials ??
     (demo ? { clientId: demo.id, clientSecret: demo.secret } : undefined);
@@ -123,15 +169,14 @@ async function main(): Promise<void> {
   const tracing = config.tracing
     ? await (await import('./gateway/otel.ts')).createTracerSetup(config.tracing, { logger })
     : undefined;
-  // The gateway on its own options (METRICS_PORT: collected here, served by their own server
-  // below), with what only this process has: the front door, tokens, manifest, log, health.
   const gateway = createGateway({
     ...config.gateway,
+    ...(metricsHere && config.gateway.metrics ? { metrics: { path: false } } : {}),
     upstream,
     demoToken: demoTokenChooser({
       bindHost: listen.host,
-      readWrite: () => demoToken,
-      storefront: () => storefrontToken,
+      readWrite: () => tokens()?.readWrite,
+      storefront: () => tokens()?.storefront,
     }),
     persistedDocuments,
     logger: config.logging.requests ? logger : undefined,
@@ -141,27 +186,74 @@ async function main(): Promise<void> {
       ? { tracer: tracing.tracer, traceGraphqlDocument: config.tracing?.graphqlDocument }
       : {}),
   });
-  const server: Server = createServer(
-    createRequestListener(gateway, { fastPath: listen.fastPath }),
-  );
-  applyConnectionLimits(server, connections);
+  const requests = createRequestListener(gateway, { fastPath: listen.fastPath });
+  let listener: RequestListener = requests;
+  if (metricsHere && config.gateway.metrics && config.gateway.metrics.path !== false) {
+    // A worker answers a scrape with every worker's metrics (the primary merges them).
+    const scrape = metricsListener({ render: metricsHere });
+    listener = (req, res) => {
+      const url = req.url ?? '';
+      if (url === '/metrics' || url.startsWith('/metrics?')) scrape(req, res);
+      else requests(req, res);
+    };
+  }
+  const server = createServer(listener);
+  applyConnectionLimits(server, serviceConfig.connections);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(listen.port, listen.host, resolve);
   });
   const metrics = gatewaySettings(gateway)?.metrics;
-  let metricsServer: Server | undefined;
-  if (metrics && listen.metricsPort !== undefined) {
-    const listening = createServer(metricsListener(metrics));
-    applyConnectionLimits(listening, connections);
-    metricsServer = listening;
-    await new Promise<void>((resolve, reject) => {
-      listening.once('error', reject);
-      listening.listen(listen.metricsPort, listen.metricsHost ?? listen.host, resolve);
-    });
-  }
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : listen.port;
+  return {
+    server,
+    render: metrics ? () => metrics.render() : undefined,
+    graphqlEndpoint: gateway.graphqlEndpoint,
+    health,
+    async close() {
+      await gateway.dispose();
+      await tracing?.shutdown();
+      await schemaSource?.close();
+      await upstream.close();
+    },
+  };
+}
+
+/** A listener of the metrics alone (METRICS_PORT), on METRICS_HOST or HOST. */
+async function listenMetrics(
+  config: Config,
+  serviceConfig: ServiceConfig,
+  render: () => Promise<string>,
+): Promise<Server | undefined> {
+  const { listen } = config;
+  if (!config.gateway.metrics || listen.metricsPort === undefined) return undefined;
+  const server = createServer(metricsListener({ render }));
+  applyConnectionLimits(server, serviceConfig.connections);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.metricsPort, listen.metricsHost ?? listen.host, resolve);
+  });
+  return server;
+}
+
+const portOf = (server: Server | undefined, fallback: number) => {
+  const address = server?.address();
+  return typeof address === 'object' && address ? address.port : fallback;
+};
+
+/** The startup banner, printed once whatever the number of workers. */
+function printBanner(
+  config: Config,
+  shown: {
+    started: number;
+    port: number;
+    endpoint: string;
+    origin: Origin;
+    metricsServer: Server | undefined;
+    tokens: DemoTokens | undefined;
+  },
+): void {
+  const { listen } = config;
+  const { port, origin, tokens } = shown;
   const loopback = isLoopbackAddress(listen.host);
   const shownHost =
     listen.host === '0.0.0.0' || listen.host === '::'
@@ -170,24 +262,28 @@ async function main(): Promise<void> {
         ? `[${listen.host}]`
         : listen.host;
 
-  console.log(`GraphQL gateway ready in ${Date.now() - started} ms (Node ${process.version})`);
-  const endpoint = `http://${shownHost}:${port}${gateway.graphqlEndpoint}`;
+  console.log(
+    `GraphQL gateway ready in ${Date.now() - shown.started} ms (Node ${process.version})`,
+  );
+  const endpoint = `http://${shownHost}:${port}${shown.endpoint}`;
   // Without GraphiQL a browser's GET of the endpoint is answered 406: say so, not "GraphiQL".
   console.log(
     config.gateway.graphiql === false
       ? `  GraphQL endpoint:    ${endpoint} (GraphiQL off; GRAPHIQL=1 serves it)`
       : `  GraphiQL / endpoint: ${endpoint}`,
   );
-  console.log(`  upstream v2 API:     ${upstreamUrl}${service ? ' (embedded)' : ''}`);
-  if (serviceTls)
-    console.log(`  its TLS authority:   ${serviceTls.caPath} (trust it once: NODE_EXTRA_CA_CERTS)`);
+  if (listen.workers > 1)
+    console.log(`  worker processes:    ${listen.workers} (WORKERS), sharing port ${port}`);
+  console.log(`  upstream v2 API:     ${origin.url}${origin.service ? ' (embedded)' : ''}`);
+  if (origin.tls)
+    console.log(`  its TLS authority:   ${origin.tls.caPath} (trust it once: NODE_EXTRA_CA_CERTS)`);
   if (config.tracing)
     console.log(
       `  traces exported to: ${config.tracing.exporter === 'otlp' ? config.tracing.endpoint : 'console'}`,
     );
-  if (metrics) {
-    const where = metricsServer?.address();
-    const metricsPort = typeof where === 'object' && where ? where.port : port;
+  if (config.gateway.metrics) {
+    const metricsServer = shown.metricsServer;
+    const metricsPort = portOf(metricsServer, port);
     // Unauthenticated: operation names and upstream routes for anyone who reaches the port.
     const exposed = metricsServer === undefined && !loopback;
     const own = metricsServer && listen.metricsHost;
@@ -196,38 +292,199 @@ async function main(): Promise<void> {
       `  Prometheus metrics:  http://${metricsHost}:${metricsPort}/metrics${exposed ? ' (public on the gateway’s port: METRICS_PORT moves them)' : ''}`,
     );
   }
-  if (demoToken !== undefined) {
+  if (tokens !== undefined) {
     // The only tokens ever printed: the local demo store's own, for the person who started it.
     console.log('  demo token (read-write, valid 1 hour):');
-    console.log(`    Authorization: Bearer ${demoToken}`);
+    console.log(`    Authorization: Bearer ${tokens.readWrite}`);
     // A shopper's (implicit) token: what a storefront publishes, for trying the API as one.
     console.log("  storefront token (a shopper's, implicit, valid 1 hour):");
-    console.log(`    Authorization: Bearer ${storefrontToken}`);
+    console.log(`    Authorization: Bearer ${tokens.storefront}`);
     if (config.gateway.graphiql !== false)
       console.log(
         loopback
-          ? `  GraphiQL at http://${shownHost}:${port}${gateway.graphqlEndpoint} sends it in its first tab, the storefront token in its second (renewed every 50 min)`
+          ? `  GraphiQL at http://${shownHost}:${port}${shown.endpoint} sends it in its first tab, the storefront token in its second (renewed every 50 min)`
           : `  listening on ${listen.host}, beyond this machine: GraphiQL sends only the demo store's storefront (implicit) token`,
       );
   } else {
     console.log('  send your v2 token as "Authorization: Bearer <token>"; it is forwarded as is');
   }
+}
 
+/** `WORKERS=1` (the default): everything in this one process. */
+async function runSingle(config: Config, serviceConfig: ServiceConfig): Promise<void> {
+  // Read before anything starts: a manifest that cannot be used stops startup with the reason.
+  const persistedDocuments = loadPersistedDocuments(config.persistedDocumentsPath);
+  const started = Date.now();
+  const origin = await startOrigin(config, serviceConfig);
+  // The one front door: the demo tokens and the typed schema's reads go through its pool too.
+  const upstream = upstreamFor(config, origin.url, origin.tls?.ca);
+  let tokens: DemoTokens | undefined;
+  if (origin.demo) {
+    tokens = await keepDemoTokens(upstream, origin.demo, (renewed) => {
+      tokens = renewed;
+    });
+  }
+  const logger = createLogger({ level: config.logging.level });
+  const gateway = await listenGateway(config, serviceConfig, {
+    upstream,
+    demo: origin.demo,
+    tokens: () => tokens,
+    persistedDocuments,
+    logger,
+  });
+  const metricsServer = gateway.render
+    ? await listenMetrics(config, serviceConfig, gateway.render)
+    : undefined;
+  printBanner(config, {
+    started,
+    port: portOf(gateway.server, config.listen.port),
+    endpoint: gateway.graphqlEndpoint,
+    origin,
+    metricsServer,
+    tokens,
+  });
   // SIGTERM/SIGINT: /readyz turns 503, no new connections, in-flight requests finish, then
   // the pool and the embedded service close and the process exits 0.
-  installGracefulShutdown(server, {
-    timeoutMs: listen.shutdownTimeoutMs,
-    onDraining: () => health.setDraining(),
+  installGracefulShutdown(gateway.server, {
+    timeoutMs: config.listen.shutdownTimeoutMs,
+    onDraining: () => gateway.health.setDraining(),
     cleanup: async () => {
       metricsServer?.close();
-      await gateway.dispose();
-      await tracing?.shutdown();
-      await schemaSource?.close();
-      await upstream.close();
-      await service?.close();
+      await gateway.close();
+      await origin.service?.close();
     },
     log: (msg, fields) => logger.log('info', msg, fields),
   });
+}
+
+/** `WORKERS=<n>`: this process holds the service and keeps the n workers (./cluster/). */
+async function runPrimary(config: Config, serviceConfig: ServiceConfig): Promise<void> {
+  const started = Date.now();
+  const logger = createLogger({ level: config.logging.level });
+  const log = (msg: string, fields?: Record<string, unknown>) => logger.log('info', msg, fields);
+  // A manifest that cannot be used stops startup here, once, rather than in every worker.
+  loadPersistedDocuments(config.persistedDocumentsPath);
+  const origin = await startOrigin(config, serviceConfig);
+  const ca = origin.tls?.ca;
+  const { startSupervisor } = await import('./gateway/cluster/supervisor.ts');
+  let tokens: DemoTokens | undefined;
+  let supervisor: ReturnType<typeof startSupervisor> | undefined;
+  const tokenDoor = origin.demo ? upstreamFor(config, origin.url, ca) : undefined;
+  if (tokenDoor && origin.demo) {
+    tokens = await keepDemoTokens(tokenDoor, origin.demo, (renewed) => {
+      tokens = renewed;
+      supervisor?.tokens(renewed);
+    });
+  }
+  let metricsServer: Server | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = (code: number, reason: string) => {
+    stopping ??= (async () => {
+      log('shutdown: draining workers', { reason, workers: supervisor?.size });
+      await supervisor?.drain();
+      metricsServer?.close();
+      await tokenDoor?.close();
+      await origin.service?.close();
+      log('shutdown: done');
+      process.exit(code);
+    })();
+    return stopping;
+  };
+  supervisor = startSupervisor({
+    workers: config.listen.workers,
+    setup: () => ({
+      upstreamUrl: origin.url,
+      ...(ca ? { ca } : {}),
+      ...(origin.demo ? { demoClient: origin.demo } : {}),
+      ...(tokens ? { tokens } : {}),
+    }),
+    shutdownTimeoutMs: config.listen.shutdownTimeoutMs,
+    log: (level, msg, fields) => logger.log(level, msg, fields),
+    onGiveUp: (reason) => void stop(1, reason),
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) {
+        log('shutdown: second signal, exiting now', { signal });
+        supervisor?.kill();
+        process.exit(1);
+      }
+      void stop(0, signal);
+    });
+  }
+  let ready: Awaited<typeof supervisor.ready>;
+  try {
+    ready = await supervisor.ready;
+  } catch (error) {
+    // The worker said why on stderr; the rest stop, and so does startup.
+    console.error(error instanceof Error ? error.message : error);
+    await stop(1, 'startup failed');
+    return;
+  }
+  const render = supervisor.renderMetrics;
+  metricsServer = await listenMetrics(config, serviceConfig, render);
+  printBanner(config, {
+    started,
+    port: ready.port,
+    endpoint: ready.endpoint,
+    origin,
+    metricsServer,
+    tokens,
+  });
+}
+
+/** One of the n workers: the gateway alone, on the primary's setup. */
+async function runWorker(config: Config, serviceConfig: ServiceConfig): Promise<void> {
+  const id = cluster.worker?.id ?? 0;
+  const joined = await joinCluster(id);
+  const { setup } = joined;
+  let tokens = setup.tokens;
+  joined.onTokens((renewed) => {
+    tokens = renewed;
+  });
+  // Every line says which worker wrote it; they share the primary's stdout.
+  const logger = createLogger({ level: config.logging.level, fields: { worker: id } });
+  const gateway = await listenGateway(
+    config,
+    serviceConfig,
+    {
+      upstream: upstreamFor(config, setup.upstreamUrl, setup.ca),
+      demo: setup.demoClient,
+      tokens: () => tokens,
+      persistedDocuments: loadPersistedDocuments(config.persistedDocumentsPath),
+      logger,
+    },
+    joined.clusterMetrics,
+  );
+  const render = gateway.render;
+  if (render) joined.onRender(render);
+  // Ctrl-C reaches every process of the terminal's group: the primary alone decides, and tells
+  // each worker to drain. A SIGTERM sent to this worker alone drains it (the primary replaces it).
+  process.on('SIGINT', () => {});
+  const shutdown = installGracefulShutdown(gateway.server, {
+    timeoutMs: config.listen.shutdownTimeoutMs,
+    onDraining: () => gateway.health.setDraining(),
+    cleanup: () => gateway.close(),
+    log: (msg, fields) => logger.log('info', msg, fields),
+    signals: ['SIGTERM'],
+  });
+  joined.onDrain(() => {
+    void shutdown.shutdown('primary').then(() => process.exit(0));
+  });
+  joined.ready({
+    port: portOf(gateway.server, config.listen.port),
+    endpoint: gateway.graphqlEndpoint,
+  });
+}
+
+async function main(): Promise<void> {
+  // The gateway's settings and the embedded service's, each read by its own loader; both refuse
+  // a bad environment here, before anything starts.
+  const config = loadConfig();
+  const serviceConfig = loadEmbeddedServiceConfig();
+  if (cluster.isWorker) await runWorker(config, serviceConfig);
+  else if (config.listen.workers > 1) await runPrimary(config, serviceConfig);
+  else await runSingle(config, serviceConfig);
 }
 
 main().catch((error: unknown) => {

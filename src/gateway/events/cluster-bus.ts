@@ -135,7 +135,9 @@ export function createClusterBus(channel?: WorkerChannel): EventBus {
   };
   ipc.on('message', onMessage);
 
-  const ask = (request: Omit<Extract<Request, { req: number }>, 'req' | 'tag'>) =>
+  const ask = (
+    request: { op: 'publish'; event: Omit<StoreEvent, 'id'> } | { op: 'window'; id: string },
+  ) =>
     new Promise<unknown>((resolve, reject) => {
       if (closed) {
         reject(new Error('event bus closed'));
