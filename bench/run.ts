@@ -22,6 +22,7 @@ const BENCHES = [
   'deep-paging',
   'faults',
   'search',
+  'workers',
 ] as const;
 
 const here = dirname(fileURLToPath(import.meta.url));
