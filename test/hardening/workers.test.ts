@@ -99,6 +99,8 @@ describe('WORKERS', () => {
   it('two workers answer on one port, one banner says so, and a killed worker is replaced', async () => {
     const main = await spawnMain({ ...EMBEDDED, WORKERS: '2' });
     try {
+      // The banner's last line: the whole banner is in.
+      await main.waitFor(/GraphiQL at .* sends it/);
       const banner = main.output();
       expect(banner.match(/GraphQL gateway ready/g)).toHaveLength(1);
       expect(banner).toContain('worker processes:    2 (WORKERS)');
@@ -107,6 +109,22 @@ describe('WORKERS', () => {
       const pids = workerPids(main);
       expect(pids).toHaveLength(2);
       expect(pids).not.toContain(main.child.pid);
+
+      // GraphiQL, whichever worker serves it, sends the token the primary fetched and printed.
+      for (let i = 0; i < 4; i += 1) {
+        const page = await new Promise<string>((resolve, reject) => {
+          request(main.url, { agent: false, headers: { accept: 'text/html' } }, (res) => {
+            let html = '';
+            res.on('data', (chunk: Buffer) => {
+              html += chunk.toString();
+            });
+            res.on('end', () => resolve(html));
+          })
+            .on('error', reject)
+            .end();
+        });
+        expect(page).toContain(`Bearer ${token}`);
+      }
 
       // Each on its own connection, through to the embedded service in the primary.
       const query = '{ orders(first: 1) { edges { node { id } } } }';
