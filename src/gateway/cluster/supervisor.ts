@@ -179,6 +179,12 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
 
   cluster.on('message', onMessage);
   cluster.on('exit', onExit);
+  // Workers run the primary's entry (`process.argv[1]`) with its flags. A TypeScript entry on a
+  // Node that does not strip types ran through tsx registered in-process (scripts/ts.mjs): the
+  // workers need it as a loader.
+  if (process.argv[1]?.endsWith('.ts') && !process.features.typescript) {
+    cluster.setupPrimary({ execArgv: [...process.execArgv, '--import', 'tsx/esm'] });
+  }
   for (let i = 0; i < options.workers; i += 1) cluster.fork();
 
   const alive = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
