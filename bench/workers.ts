@@ -257,7 +257,7 @@ async function main(): Promise<void> {
   );
   console.log(
     `${'WORKERS'.padEnd(9)}${'req/s'.padStart(8)}${'gateway µs/req'.padStart(16)}` +
-      `${'stand-in µs/req'.padStart(17)}${'load gen µs/req'.padStart(17)}`,
+      `${'stand-in µs/req'.padStart(17)}${'load gen µs/req'.padStart(17)}${'cores used'.padStart(12)}`,
   );
   for (const target of targets) {
     const own = samples.get(target.workers) ?? [];
@@ -265,7 +265,12 @@ async function main(): Promise<void> {
     console.log(
       `${String(target.workers).padEnd(9)}${med('rps').toFixed(0).padStart(8)}` +
         `${med('gateway').toFixed(0).padStart(16)}${med('standIn').toFixed(0).padStart(17)}` +
-        `${med('load').toFixed(0).padStart(17)}`,
+        `${med('load').toFixed(0).padStart(17)}` +
+        // The cores the three roles kept busy together: below the machine's count, the rest
+        // went to other processes (or idled).
+        `${median(own.map((s) => ((s.gateway + s.standIn + s.load) * s.rps) / 1e6))
+          .toFixed(2)
+          .padStart(12)}`,
     );
     console.log(`  by round: req/s ${own.map((s) => s.rps.toFixed(0)).join(' ')}`);
   }
