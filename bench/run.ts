@@ -23,6 +23,7 @@ const BENCHES = [
   'faults',
   'search',
   'events',
+  'workers',
 ] as const;
 
 const here = dirname(fileURLToPath(import.meta.url));

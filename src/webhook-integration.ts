@@ -6,7 +6,7 @@
  * (scripts/create-webhook.ts) against any v2 store; it speaks the v2 REST API with a store
  * (client_credentials) token, as production's does.
  */
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { FOLLOWED_EVENTS } from './gateway/events/webhook-receiver.ts';
 
 /** The name that marks the integration as the gateway's (the key of its idempotence). */
@@ -24,6 +24,11 @@ export interface EnsureIntegrationOptions {
   secret: string;
   /** A certificate authority to trust (the embedded service's, with COMMERCE_HTTPS). */
   ca?: string;
+  /**
+   * The connections to send on (npm start: the gateway's own pool to the origin, so nothing
+   * else reaches it). Default: a client of its own, closed after.
+   */
+  dispatcher?: Dispatcher;
 }
 
 interface Answer {
@@ -35,7 +40,12 @@ interface Answer {
 export async function ensureWebhookIntegration(
   options: EnsureIntegrationOptions,
 ): Promise<{ id: string; created: boolean }> {
-  const dispatcher = options.ca ? new Agent({ connect: { ca: options.ca } }) : undefined;
+  // Ours to close only when made here.
+  const own =
+    options.dispatcher === undefined && options.ca
+      ? new Agent({ connect: { ca: options.ca } })
+      : undefined;
+  const dispatcher = options.dispatcher ?? own;
   const call = async (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) => {
     const response = await request(`${options.apiUrl}${path}`, {
       method,
@@ -77,6 +87,6 @@ export async function ensureWebhookIntegration(
     if (typeof id !== 'string') throw new Error('POST /v2/integrations answered no id');
     return { id, created: true };
   } finally {
-    await dispatcher?.close();
+    await own?.close();
   }
 }

@@ -50,6 +50,7 @@ import {
   parseLogLevel,
   parsePort,
   parseUrl,
+  parseWorkers,
   SAMPLERS,
 } from './values.ts';
 
@@ -103,6 +104,7 @@ export const GATEWAY_VARIABLES: readonly string[] = [
   'JIT',
   'COMPILED_DOCUMENTS',
   'SHUTDOWN_TIMEOUT_MS',
+  'WORKERS',
   'UPSTREAM_CALL_BUDGET',
   'PAGING_MAX_FIRST',
   'PAGING_CONCURRENCY',
@@ -163,6 +165,12 @@ export interface ListenConfig {
   metricsHost: string | undefined;
   /** How long SIGTERM waits for in-flight requests, ms. `SHUTDOWN_TIMEOUT_MS`, default 10000. */
   shutdownTimeoutMs: number;
+  /**
+   * Gateway processes sharing the port (node:cluster), the embedded service staying one process
+   * beside them. `WORKERS`, a count from 1 to 64 or `auto` (one per core); default 1: one
+   * process, no cluster.
+   */
+  workers: number;
 }
 
 /**
@@ -276,6 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
         env.SHUTDOWN_TIMEOUT_MS,
         DEFAULT_SHUTDOWN_TIMEOUT_MS,
       ),
+      workers: parseWorkers(env.WORKERS),
     },
     upstream: {
       url: parseUrl('UPSTREAM_URL', env.UPSTREAM_URL),

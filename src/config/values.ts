@@ -4,6 +4,7 @@
  * value with a ConfigError that names the variable. The gateway's own: the embedded service
  * parses its variables with its own (src/commerce-service/config.ts), so neither loads the other.
  */
+import { availableParallelism } from 'node:os';
 import type { CorsOrigins } from '../gateway/cors.ts';
 import type { LogThreshold } from '../gateway/logging.ts';
 import type { TracesSampler } from '../gateway/otel.ts';
@@ -58,6 +59,30 @@ export function parseCount(
   const value = parseWhole(name, raw, fallback, 1);
   if (value > max) {
     throw new ConfigError(`${name} must be an integer from 1 to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** The most gateway processes `WORKERS` may ask for: far beyond any machine's cores it only costs memory. */
+export const MAX_WORKERS = 64;
+
+/**
+ * `WORKERS`: gateway processes sharing the listen port, `auto` for one per core the process may
+ * use (`os.availableParallelism()`, which honours a container's CPU affinity), default 1 (one
+ * process, no cluster). `available` is injectable for tests.
+ */
+export function parseWorkers(
+  raw: string | undefined,
+  available: number = availableParallelism(),
+): number {
+  const text = (raw ?? '').trim().toLowerCase();
+  if (text === '') return 1;
+  if (text === 'auto') return Math.max(1, Math.min(available, MAX_WORKERS));
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1 || value > MAX_WORKERS) {
+    throw new ConfigError(
+      `WORKERS must be auto (one per core, ${available} here) or an integer from 1 to ${MAX_WORKERS}, got "${raw}"`,
+    );
   }
   return value;
 }

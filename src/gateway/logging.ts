@@ -26,6 +26,8 @@ export interface LoggerOptions {
   write?: (line: string) => void;
   /** Lowest level written. Default 'info'. */
   level?: LogThreshold;
+  /** Fields on every line (a worker's `worker` number under `WORKERS`). Default none. */
+  fields?: Record<string, unknown>;
 }
 
 // `Bearer <b64token>` anywhere in a string, and JSON-ish "authorization": "…" pairs (also of
@@ -101,7 +103,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const logger = pino(
     {
       level: options.level ?? 'info',
-      base: null,
+      base: options.fields ?? null,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: {
         level: (label) => ({ level: label }),

@@ -405,7 +405,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
  * `HEAD`), 404 for anything else.
  */
 export function metricsListener(
-  metrics: Metrics,
+  metrics: Pick<Metrics, 'render'>,
   path = '/metrics',
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {

@@ -10,7 +10,9 @@
  * src/gateway/ imports nothing else from src/upstream/ but the error family (./errors.ts)
  * (test/build/import-graph.test.ts checks it); what it needs of the rest is re-exported here.
  */
+
 import { createHash } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import { type Buckets, createLocalBuckets, createSharedBuckets } from '../limits/buckets.ts';
 import { REDIS_PREFIX, type RedisConnection } from '../redis/connection.ts';
 import type { BreakerState } from './breaker.ts';
@@ -117,6 +119,11 @@ export interface Upstream {
    * credentials (requested when needed, renewed before it expires).
    */
   definitions(credentials: SchemaCredentials, options?: { timeoutMs?: number }): DefinitionReader;
+  /**
+   * The origin's one pool, for the gateway's own housekeeping calls to the store (the webhook
+   * integration `npm start` makes): nothing reaches the origin but through it.
+   */
+  readonly dispatcher: Dispatcher;
   /** Closes the pool; calls in flight fail. */
   close(): Promise<void>;
 }
@@ -188,6 +195,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     async token(grant) {
       return (await requestToken(transport, grant)).value;
     },
+    dispatcher: transport.pool,
     definitions(credentials, readOptions = {}) {
       return createDefinitionReader({
         transport,

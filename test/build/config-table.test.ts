@@ -126,6 +126,7 @@ describe("docs/operations.md's configuration tables", () => {
       UPSTREAM_OPERATION_CONCURRENCY: (c) => c.upstream.pool.perOperation,
       LOG_LEVEL: (c) => c.logging.level,
       SHUTDOWN_TIMEOUT_MS: (c) => c.listen.shutdownTimeoutMs,
+      WORKERS: (c) => c.listen.workers,
       SCHEMA_REFRESH_MS: (c) => c.typedSchema.refreshMs,
       FORWARD_HEADERS: (c) => c.upstream.forwardHeaders.join(','),
       CATALOG_CACHE_SECONDS: (c) => c.upstream.catalogCacheSeconds,
