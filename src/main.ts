@@ -19,17 +19,19 @@ import { loadEmbeddedServiceConfig } from './commerce-service/config.ts';
 import { applyConnectionLimits } from './commerce-service/connection-limits.ts';
 import type { DevelopmentCertificate } from './commerce-service/tls.ts';
 import { type Config, loadConfig } from './config/index.ts';
+import type { DemoTokens } from './gateway/cluster/protocol.ts';
 import { joinCluster } from './gateway/cluster/worker.ts';
 import { createGateway, gatewaySettings } from './gateway/create-gateway.ts';
 import type { EventBus } from './gateway/events/bus.ts';
 import { createRequestListener } from './gateway/fast-path.ts';
-import { demoTokenChooser, isLoopbackAddress } from './gateway/graphiql.ts';
+import { demoTokenChooser } from './gateway/graphiql.ts';
 import { createHealth } from './gateway/health.ts';
 import { createLogger, type Logger } from './gateway/logging.ts';
 import { metricsListener } from './gateway/metrics.ts';
 import { loadPersistedDocuments, type PersistedDocuments } from './gateway/persisted-documents.ts';
 import { installGracefulShutdown } from './gateway/shutdown.ts';
 import { createTypedSchemaSource, type TypedSchemaSource } from './gateway/typed-schema-source.ts';
+import { portOf, printBanner } from './main-banner.ts';
 import {
   connectShared,
   redisEventBus,
@@ -37,7 +39,6 @@ import {
   webhookSecretFor,
   wireStoreEvents,
 } from './main-shared.ts';
-import { redisAddress } from './redis/connection.ts';
 import { schema as baseSchema } from './schema/index.ts';
 import { createUpstream, type Upstream } from './upstream/index.ts';
 
@@ -103,11 +104,6 @@ function upstreamFor(
       ? { redis: shared.redis, onSharedStateChange: shared.onSharedStateChange }
       : {}),
   });
-}
-
-interface DemoTokens {
-  readWrite: string;
-  storefront: string;
 }
 
 /**
@@ -281,94 +277,6 @@ async function listenMetrics(
     server.listen(listen.metricsPort, listen.metricsHost ?? listen.host, resolve);
   });
   return server;
-}
-
-const portOf = (server: Server | undefined, fallback: number) => {
-  const address = server?.address();
-  return typeof address === 'object' && address ? address.port : fallback;
-};
-
-/** The startup banner, printed once whatever the number of workers. */
-function printBanner(
-  config: Config,
-  shown: {
-    started: number;
-    port: number;
-    endpoint: string;
-    origin: Origin;
-    metricsServer: Server | undefined;
-    tokens: DemoTokens | undefined;
-    /** The "store events" line (./main-shared.ts, wireStoreEvents). */
-    events: string;
-  },
-): void {
-  const { listen } = config;
-  const { port, origin, tokens } = shown;
-  const loopback = isLoopbackAddress(listen.host);
-  const shownHost =
-    listen.host === '0.0.0.0' || listen.host === '::'
-      ? 'localhost'
-      : listen.host.includes(':')
-        ? `[${listen.host}]`
-        : listen.host;
-
-  console.log(
-    `GraphQL gateway ready in ${Date.now() - shown.started} ms (Node ${process.version})`,
-  );
-  const endpoint = `http://${shownHost}:${port}${shown.endpoint}`;
-  // Without GraphiQL a browser's GET of the endpoint is answered 406: say so, not "GraphiQL".
-  console.log(
-    config.gateway.graphiql === false
-      ? `  GraphQL endpoint:    ${endpoint} (GraphiQL off; GRAPHIQL=1 serves it)`
-      : `  GraphiQL / endpoint: ${endpoint}`,
-  );
-  if (listen.workers > 1)
-    console.log(`  worker processes:    ${listen.workers} (WORKERS), sharing port ${port}`);
-  console.log(`  upstream v2 API:     ${origin.url}${origin.service ? ' (embedded)' : ''}`);
-  if (config.redis.url !== undefined)
-    console.log(
-      `  shared through Redis: ${redisAddress(config.redis.url)} (events, catalog reads, limits)`,
-    );
-  const { callerRate, callerBurst, upstreamRate } = config.limits;
-  if (callerRate > 0)
-    console.log(
-      `  per-caller limit:    ${callerRate} requests/s, ${callerBurst || callerRate} at once`,
-    );
-  if (upstreamRate > 0) console.log(`  per-store pacing:    ${upstreamRate} upstream calls/s`);
-  console.log(`  store events:        ${shown.events}`);
-  if (origin.tls)
-    console.log(`  its TLS authority:   ${origin.tls.caPath} (trust it once: NODE_EXTRA_CA_CERTS)`);
-  if (config.tracing)
-    console.log(
-      `  traces exported to: ${config.tracing.exporter === 'otlp' ? config.tracing.endpoint : 'console'}`,
-    );
-  if (config.gateway.metrics) {
-    const metricsServer = shown.metricsServer;
-    const metricsPort = portOf(metricsServer, port);
-    // Unauthenticated: operation names and upstream routes for anyone who reaches the port.
-    const exposed = metricsServer === undefined && !loopback;
-    const own = metricsServer && listen.metricsHost;
-    const metricsHost = own ? (own.includes(':') ? `[${own}]` : own) : shownHost;
-    console.log(
-      `  Prometheus metrics:  http://${metricsHost}:${metricsPort}/metrics${exposed ? ' (public on the gateway’s port: METRICS_PORT moves them)' : ''}`,
-    );
-  }
-  if (tokens !== undefined) {
-    // The only tokens ever printed: the local demo store's own, for the person who started it.
-    console.log('  demo token (read-write, valid 1 hour):');
-    console.log(`    Authorization: Bearer ${tokens.readWrite}`);
-    // A shopper's (implicit) token: what a storefront publishes, for trying the API as one.
-    console.log("  storefront token (a shopper's, implicit, valid 1 hour):");
-    console.log(`    Authorization: Bearer ${tokens.storefront}`);
-    if (config.gateway.graphiql !== false)
-      console.log(
-        loopback
-          ? `  GraphiQL at http://${shownHost}:${port}${shown.endpoint} sends it in its first tab, the storefront token in its second (renewed every 50 min)`
-          : `  listening on ${listen.host}, beyond this machine: GraphiQL sends only the demo store's storefront (implicit) token`,
-      );
-  } else {
-    console.log('  send your v2 token as "Authorization: Bearer <token>"; it is forwarded as is');
-  }
 }
 
 /** `WORKERS=1` (the default): everything in this one process. */
