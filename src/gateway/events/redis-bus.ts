@@ -8,7 +8,8 @@
  *   (`MINID ~ now - windowMs` on Redis's clock): the stream holds the window, and no more.
  * - live: one reader per replica, XREAD BLOCK on a connection of its own, fans each event out
  *   to this replica's subscribers; after a lost connection it reads on from the last id it saw,
- *   so nothing published meanwhile is skipped (while it is in the window).
+ *   so nothing published meanwhile is skipped (while it is in the window). It starts with the
+ *   bus, before the gateway listens, so no subscription registers before it reads.
  * - replay: XRANGE after the client's id, in pages, then the live events past the last replayed
  *   one (a subscriber listens before it replays, so nothing falls between the two).
  *
@@ -78,7 +79,17 @@ interface Subscriber {
   end(): void;
 }
 
-export function createRedisBus(options: RedisBusOptions): EventBus {
+/** The Redis bus, with the moment its reader runs (see `ready`). */
+export interface RedisEventBus extends EventBus {
+  /**
+   * Resolves once the reader reads the stream from its end as it was then (or failed to start:
+   * the first subscription then starts it). A subscription registered after that hears every
+   * event published after it registered.
+   */
+  ready(): Promise<void>;
+}
+
+export function createRedisBus(options: RedisBusOptions): RedisEventBus {
   const { redis } = options;
   const client = redis.client;
   const windowMs = options.windowMs ?? DEFAULT_REPLAY_WINDOW_MS;
@@ -100,6 +111,8 @@ export function createRedisBus(options: RedisBusOptions): EventBus {
         readerStarted = undefined;
         throw error;
       }
+      // Closed while asking (a bus closed as soon as made): no connection left open behind it.
+      if (closed) return;
       let last = tail[0]?.[0] ?? '0-0';
       reader = redis.blocking('commerce-gateway-events', BLOCK_MS);
       let failing = false;
@@ -141,6 +154,10 @@ export function createRedisBus(options: RedisBusOptions): EventBus {
     })();
     return readerStarted;
   };
+  // Started now, not at the first subscription's first read: the gateway opens a subscription's
+  // stream, reads the resource once (an upstream call), and only then reads the stream, so a
+  // reader started then would begin after an event published during that read, and lose it.
+  const started = startReader().catch(() => undefined);
 
   /** Retained events after `after`, in pages. */
   async function* replay(after: string): AsyncGenerator<StoreEvent> {
@@ -157,6 +174,8 @@ export function createRedisBus(options: RedisBusOptions): EventBus {
   }
 
   return {
+    ready: () => started,
+
     async publish(event) {
       const text = JSON.stringify(event);
       if (Buffer.byteLength(text) > MAX_EVENT_BYTES) {
