@@ -130,6 +130,17 @@ describeWithRedis('the event bus over a Redis stream, two replicas', () => {
     expect(await createEventBus({}, () => inProcess)).toBe(inProcess);
   });
 
+  it('a delivery repeated to the other replica is published once, answered with its first id', async () => {
+    const client = (connections[0] as RedisConnection).client;
+    const before = await client.xlen(key);
+    const first = await a.publish(event('cart-repeated'), { deliveryId: 'webhook-1' });
+    const repeat = await b.publish(event('cart-repeated'), { deliveryId: 'webhook-1' });
+    expect(repeat.id).toBe(first.id);
+    const other = await b.publish(event('cart-repeated'), { deliveryId: 'webhook-2' });
+    expect(other.id).not.toBe(first.id);
+    expect(await client.xlen(key)).toBe(before + 2);
+  });
+
   it('a replica’s first subscriber hears an event published before its first next()', async () => {
     // As the gateway subscribes: the stream is opened, the cart read (an upstream call), then the
     // stream is read. An event published during that read must not be lost, on a replica (a

@@ -236,6 +236,33 @@ function scenarios(deployment: () => Deployment) {
     for (const sub of [guest, ...refused]) sub.close();
   });
 
+  it('a delivery the store repeats, to another replica, reaches subscribers once', async () => {
+    const d = deployment();
+    const cartId = await createCart(d, 'Repeated');
+    const sub = await subscribe(d.a.url, CART_UPDATED, {
+      variables: { id: cartId },
+      token: await d.stack.token(),
+    });
+    // At least once: the store's deliverer sends the same webhook (its id) again after a
+    // timeout, and the balancer may route the repeat to another replica.
+    const webhook = JSON.stringify({
+      id: `repeat-${cartId}`,
+      triggered_by: 'cart.updated',
+      payload: { data: { id: cartId, type: 'cart' } },
+    });
+    for (const replica of [d.b, d.c]) {
+      const delivered = await fetch(receiverOf(replica), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-moltin-secret-key': SECRET },
+        body: webhook,
+      });
+      expect(delivered.status).toBe(200);
+    }
+    expect((await sub.next(5_000))?.data.data.cartUpdated.cart.upstreamId).toBe(cartId);
+    expect(await sub.next(1_000)).toBeUndefined();
+    sub.close();
+  });
+
   it('(c) a client that loses its replica resumes on C with Last-Event-ID: every event, in order, once', async () => {
     const d = deployment();
     const token = await d.stack.token();
