@@ -8,7 +8,8 @@
  *  (b) a subscriber whose token cannot read the cart receives nothing for it, while a
  *      legitimate one on the same replica receives the same event;
  *  (c) A is SIGKILLed while its client follows a cart: the client reconnects to C with the
- *      `Last-Event-ID` it last saw and is given every event published meanwhile, in order, once.
+ *      `Last-Event-ID` it last saw and is given every event published meanwhile, in order, once;
+ * and a webhook the store delivers again (its id) to another replica reaches subscribers once.
  * The per-caller limit across the three replicas is test/replicas/replicas.test.ts's.
  *
  * The same scenarios run on one `npm start` without REDIS_URL (the integration made with the
