@@ -130,6 +130,33 @@ describeWithRedis('the event bus over a Redis stream, two replicas', () => {
     expect(await createEventBus({}, () => inProcess)).toBe(inProcess);
   });
 
+  it('a delivery repeated to the other replica is published once, answered with its first id', async () => {
+    const client = (connections[0] as RedisConnection).client;
+    const before = await client.xlen(key);
+    const first = await a.publish(event('cart-repeated'), { deliveryId: 'webhook-1' });
+    const repeat = await b.publish(event('cart-repeated'), { deliveryId: 'webhook-1' });
+    expect(repeat.id).toBe(first.id);
+    const other = await b.publish(event('cart-repeated'), { deliveryId: 'webhook-2' });
+    expect(other.id).not.toBe(first.id);
+    expect(await client.xlen(key)).toBe(before + 2);
+  });
+
+  it('a replica’s first subscriber hears an event published before its first next()', async () => {
+    // As the gateway subscribes: the stream is opened, the cart read (an upstream call), then the
+    // stream is read. An event published during that read must not be lost, on a replica (a
+    // bus) that had no subscriber yet.
+    const publisher = createRedisBus({ redis: connections[0] as RedisConnection });
+    const fresh = await createEventBus({ redis: connections[1] as RedisConnection });
+    const controller = new AbortController();
+    const iterator = fresh.subscribe({ signal: controller.signal })[Symbol.asyncIterator]();
+    const published = await publisher.publish(event('first-subscriber'));
+    const got = await take({ [Symbol.asyncIterator]: () => iterator }, 1);
+    expect(got).toEqual([published]);
+    controller.abort();
+    await fresh.close();
+    await publisher.close();
+  });
+
   it('a reader whose connection is cut reads on from the last event it saw: nothing is lost', async () => {
     const controller = new AbortController();
     const iterator = b.subscribe({ signal: controller.signal })[Symbol.asyncIterator]();

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /** An npm script's command line after `node`: the test runs exactly what users run. */
-function scriptArgs(script: 'start' | 'service'): string[] {
+export function scriptArgs(script: string): string[] {
   const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as {
     scripts: Record<string, string>;
   };

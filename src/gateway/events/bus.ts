@@ -44,9 +44,19 @@ export interface SubscribeOptions {
   signal: AbortSignal;
 }
 
+export interface PublishOptions {
+  /**
+   * The webhook's own id (a delivery the upstream repeats carries the same): a bus shared by
+   * replicas publishes it once whichever replica receives each attempt, within the replay window,
+   * and resolves a repeat with the event first published. One process's bus may ignore it: the
+   * receiver remembers its own deliveries.
+   */
+  deliveryId?: string | undefined;
+}
+
 export interface EventBus {
   /** Publishes to every subscriber of every replica; resolves with the event as stored. */
-  publish(event: Omit<StoreEvent, 'id'>): Promise<StoreEvent>;
+  publish(event: Omit<StoreEvent, 'id'>, options?: PublishOptions): Promise<StoreEvent>;
   /** Events in id order: those retained after `after`, then live ones, until `signal` aborts. */
   subscribe(options: SubscribeOptions): AsyncIterable<StoreEvent>;
   /** Whether `id` is older than the replay window (the client has missed events: tell it so). */

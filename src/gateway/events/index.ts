@@ -27,11 +27,14 @@ export async function createEventBus(
   const windowMs = options.windowMs;
   if (options.redis !== undefined) {
     const { createRedisBus } = await import('./redis-bus.ts');
-    return createRedisBus({
+    const bus = createRedisBus({
       redis: options.redis,
       ...(windowMs === undefined ? {} : { windowMs }),
       ...(options.onReaderState ? { onReaderState: options.onReaderState } : {}),
     });
+    // Reading before the gateway listens: no subscription can then register before the reader.
+    await bus.ready();
+    return bus;
   }
   if (createInProcess !== undefined)
     return createInProcess(windowMs === undefined ? {} : { windowMs });

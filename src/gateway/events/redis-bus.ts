@@ -5,16 +5,19 @@
  * another replica with the `Last-Event-ID` it last saw is given everything after it.
  *
  * - publish: XADD in a Lua script that also trims what is older than the replay window
- *   (`MINID ~ now - windowMs` on Redis's clock): the stream holds the window, and no more.
+ *   (`MINID ~ now - windowMs` on Redis's clock): the stream holds the window, and no more. A
+ *   webhook delivery the upstream repeats (its id) is added once, whichever replica receives it.
  * - live: one reader per replica, XREAD BLOCK on a connection of its own, fans each event out
  *   to this replica's subscribers; after a lost connection it reads on from the last id it saw,
- *   so nothing published meanwhile is skipped (while it is in the window).
+ *   so nothing published meanwhile is skipped (while it is in the window). It starts with the
+ *   bus, before the gateway listens, so no subscription registers before it reads.
  * - replay: XRANGE after the client's id, in pages, then the live events past the last replayed
  *   one (a subscriber listens before it replays, so nothing falls between the two).
  *
  * A subscriber that falls more than MAX_BEHIND events behind is ended (its client reconnects
  * with its last id and is replayed the rest) rather than held in memory without bound.
  */
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { REDIS_PREFIX, type RedisConnection } from '../../redis/connection.ts';
 import type { EventBus, StoreEvent, SubscribeOptions } from './bus.ts';
@@ -30,12 +33,22 @@ const MAX_EVENT_BYTES = 16 * 1024;
 const BLOCK_MS = 5_000;
 const PAGE = 200;
 
+// KEYS[2], when given, marks a webhook delivery: a repeat of it, received by any replica within
+// the window, answers the id first published instead of adding the event again.
 const PUBLISH_SCRIPT = `
+if KEYS[2] then
+  local known = redis.call('GET', KEYS[2])
+  if known then return known end
+end
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local oldest = now - tonumber(ARGV[1])
 if oldest < 0 then oldest = 0 end
-return redis.call('XADD', KEYS[1], 'MINID', '~', tostring(oldest), '*', 'e', ARGV[2])
+local id = redis.call('XADD', KEYS[1], 'MINID', '~', tostring(oldest), '*', 'e', ARGV[2])
+if KEYS[2] then
+  redis.call('SET', KEYS[2], id, 'PX', math.max(1, math.floor(tonumber(ARGV[1]))))
+end
+return id
 `;
 
 export interface RedisBusOptions {
@@ -78,7 +91,17 @@ interface Subscriber {
   end(): void;
 }
 
-export function createRedisBus(options: RedisBusOptions): EventBus {
+/** The Redis bus, with the moment its reader runs (see `ready`). */
+export interface RedisEventBus extends EventBus {
+  /**
+   * Resolves once the reader reads the stream from its end as it was then (or failed to start:
+   * the first subscription then starts it). A subscription registered after that hears every
+   * event published after it registered.
+   */
+  ready(): Promise<void>;
+}
+
+export function createRedisBus(options: RedisBusOptions): RedisEventBus {
   const { redis } = options;
   const client = redis.client;
   const windowMs = options.windowMs ?? DEFAULT_REPLAY_WINDOW_MS;
@@ -100,6 +123,8 @@ export function createRedisBus(options: RedisBusOptions): EventBus {
         readerStarted = undefined;
         throw error;
       }
+      // Closed while asking (a bus closed as soon as made): no connection left open behind it.
+      if (closed) return;
       let last = tail[0]?.[0] ?? '0-0';
       reader = redis.blocking('commerce-gateway-events', BLOCK_MS);
       let failing = false;
@@ -141,6 +166,10 @@ export function createRedisBus(options: RedisBusOptions): EventBus {
     })();
     return readerStarted;
   };
+  // Started now, not at the first subscription's first read: the gateway opens a subscription's
+  // stream, reads the resource once (an upstream call), and only then reads the stream, so a
+  // reader started then would begin after an event published during that read, and lose it.
+  const started = startReader().catch(() => undefined);
 
   /** Retained events after `after`, in pages. */
   async function* replay(after: string): AsyncGenerator<StoreEvent> {
@@ -157,12 +186,26 @@ export function createRedisBus(options: RedisBusOptions): EventBus {
   }
 
   return {
-    async publish(event) {
+    ready: () => started,
+
+    async publish(event, publishOptions) {
       const text = JSON.stringify(event);
       if (Buffer.byteLength(text) > MAX_EVENT_BYTES) {
         throw new RangeError(`an event is at most ${MAX_EVENT_BYTES} bytes of JSON`);
       }
-      const id = (await client.eval(PUBLISH_SCRIPT, 1, key, windowMs, text)) as string;
+      const deliveryId = publishOptions?.deliveryId;
+      // Hashed: the upstream's id, whatever its characters, makes a key of one length.
+      const keys =
+        deliveryId === undefined
+          ? [key]
+          : [key, `${key}:delivery:${createHash('sha256').update(deliveryId).digest('hex')}`];
+      const id = (await client.eval(
+        PUBLISH_SCRIPT,
+        keys.length,
+        ...keys,
+        windowMs,
+        text,
+      )) as string;
       return { ...event, id };
     },
 

@@ -202,10 +202,11 @@ export function webhookReceiverPlugin(options: WebhookReceiverOptions): Plugin {
     }
     let published: StoreEvent;
     try {
-      published = await options.bus.publish({
-        ...read.event,
-        receivedAt: new Date().toISOString(),
-      });
+      // The delivery's id goes along: a repeat routed to another replica is published once too.
+      published = await options.bus.publish(
+        { ...read.event, receivedAt: new Date().toISOString() },
+        { deliveryId: read.webhookId },
+      );
     } catch {
       // The bus is closed (the gateway drains) or unreachable: the upstream delivers again later,
       // to this replica or another.
