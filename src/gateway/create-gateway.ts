@@ -389,12 +389,15 @@ const noSubgraphSdlPlugin: Plugin = {
   onValidate: ({ addValidationRule }) => addValidationRule(NoSubgraphSdlRule),
 };
 
-/** The session's deadline timer goes with the operation (src/upstream/session.ts). */
-const finishSessionPlugin: Plugin = {
-  onExecute: () => ({
-    onExecuteDone: ({ args }) => (args.contextValue as Partial<GatewayContext>).finish?.(),
-  }),
+/**
+ * The session's deadline timer goes with the operation (src/upstream/session.ts). One hook
+ * object for every operation: it reads the operation from its own arguments.
+ */
+const finishSession = {
+  onExecuteDone: ({ args }: { args: { contextValue: unknown } }) =>
+    (args.contextValue as Partial<GatewayContext>).finish?.(),
 };
+const finishSessionPlugin: Plugin = { onExecute: () => finishSession };
 
 const STOREFRONT_NOTE = `# This page came from another machine (or a name other than localhost), so it carries
 # the demo store's storefront (implicit) token: a shopper's reads and writes, no more. For the

@@ -6,6 +6,10 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+
+type RequestParser = NonNullable<
+  Parameters<NonNullable<Plugin['onRequestParse']>>[0]['requestParser']
+>;
 import {
   BadRequestError,
   CsrfPreventedError,
@@ -89,8 +93,25 @@ function withoutBodyEcho(error: GraphQLError): GraphQLError {
  * POST body that is not JSON → 400 BAD_REQUEST that never quotes the body.
  */
 export function requestShapePlugin(): Plugin {
+  // Yoga's parsers are a few module-level functions: each is wrapped once, not per request.
+  const wrapped = new WeakMap<RequestParser, RequestParser>();
+  const shaped = (requestParser: RequestParser): RequestParser => {
+    let parser = wrapped.get(requestParser);
+    if (parser === undefined) {
+      parser = async (req) => {
+        try {
+          return await requestParser(req);
+        } catch (error) {
+          if (error instanceof GraphQLError) throw withoutBodyEcho(error);
+          throw answer(new BadRequestError('The request could not be parsed as a GraphQL request'));
+        }
+      };
+      wrapped.set(requestParser, parser);
+    }
+    return parser;
+  };
   return {
-    onRequestParse({ request, requestParser, setRequestParser }) {
+    onRequestParse({ requestParser, setRequestParser }) {
       if (!requestParser) {
         throw answer(
           new UnsupportedMediaTypeError(
@@ -98,15 +119,7 @@ export function requestShapePlugin(): Plugin {
           ),
         );
       }
-      setRequestParser(async (req) => {
-        try {
-          return await requestParser(req);
-        } catch (error) {
-          if (error instanceof GraphQLError) throw withoutBodyEcho(error);
-          throw answer(new BadRequestError('The request could not be parsed as a GraphQL request'));
-        }
-      });
-      void request;
+      setRequestParser(shaped(requestParser));
     },
   };
 }
