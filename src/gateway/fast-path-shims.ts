@@ -69,12 +69,13 @@ export class BufferedRequest {
       const controller = new AbortController();
       this.#controller = controller;
       const res = this.#res;
-      const onClose = () => {
-        if (!controller.signal.aborted) controller.abort(res.errored ?? undefined);
-      };
-      res.once('close', onClose);
-      res.once('error', onClose);
-      res.once('finish', () => res.removeListener('close', onClose));
+      // 'close' comes last whatever happened (after 'finish', or after 'error'): one listener,
+      // which aborts only when the response was not written in full.
+      res.once('close', () => {
+        if (!res.writableFinished && !controller.signal.aborted) {
+          controller.abort(res.errored ?? undefined);
+        }
+      });
     }
     return this.#controller.signal;
   }

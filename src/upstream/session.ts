@@ -282,8 +282,9 @@ export function createContextFactory(options: ContextFactoryOptions) {
 
     const operation: GatewayContext['operation'] = {};
     const getCache = new Map<string, Promise<UpstreamResponse>>();
-    const byIdLoaders = new Map<string, DataLoader<string, JsonObject | null>>();
-    const batchLoaders = new Map<string, DataLoader<unknown, unknown>>();
+    // Made on first use: most operations use no loader.
+    let byIdLoaders: Map<string, DataLoader<string, JsonObject | null>> | undefined;
+    let batchLoaders: Map<string, DataLoader<unknown, unknown>> | undefined;
 
     const get: GatewayContext['get'] = (segments, query) => {
       // The path as sent is the identity of a GET (buildPath also refuses a bad segment).
@@ -315,14 +316,15 @@ export function createContextFactory(options: ContextFactoryOptions) {
       async write(writeRequest) {
         const response = await track(upstream().request(writeRequest));
         getCache.clear();
-        for (const loader of byIdLoaders.values()) loader.clearAll();
-        for (const loader of batchLoaders.values()) loader.clearAll();
+        if (byIdLoaders) for (const loader of byIdLoaders.values()) loader.clearAll();
+        if (batchLoaders) for (const loader of batchLoaders.values()) loader.clearAll();
         return response;
       },
       postRead(readRequest) {
         return track(upstream().request({ ...readRequest, method: 'POST' }));
       },
       batchLoader<K, V>(key: string, create: () => DataLoader<K, V>): DataLoader<K, V> {
+        batchLoaders ??= new Map();
         let loader = batchLoaders.get(key) as DataLoader<K, V> | undefined;
         if (loader === undefined) {
           loader = create();
@@ -332,6 +334,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
       },
       byIdLoader(listSegments) {
         const key = listSegments.join('/');
+        byIdLoaders ??= new Map();
         let loader = byIdLoaders.get(key);
         if (loader === undefined) {
           loader = new DataLoader<string, JsonObject | null>(
@@ -351,6 +354,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
       },
       byAttributeLoader(listSegments, attribute, query) {
         const key = JSON.stringify([listSegments, attribute, query ?? {}]);
+        byIdLoaders ??= new Map();
         let loader = byIdLoaders.get(key);
         if (loader === undefined) {
           loader = new DataLoader<string, JsonObject | null>(
