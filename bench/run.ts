@@ -19,6 +19,7 @@ const BENCHES = [
   'service-throughput',
   'gateway-overhead',
   'peers',
+  'pairs',
   'deep-paging',
   'faults',
   'search',
