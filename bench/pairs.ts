@@ -236,7 +236,7 @@ for (const target of targets) {
       : `, p50/p99 ${ms(percentile(sorted, 50))}/${ms(percentile(sorted, 99))} ms`;
     const service = RPS ? '' : `, service ${median(own.service).toFixed(0)} µs/req`;
     console.log(
-      `  ${variant.name}: ${unit} ${median(own.values).toFixed(0)}, ×first ${ratio(own, first).toFixed(3)}` +
+      `  ${variant.name}: ${unit} ${median(own.values).toFixed(0)}, ${guard ? '×naive' : '×first'} ${ratio(own, first).toFixed(3)}` +
         `${latency}${service} [${own.values.map((v) => v.toFixed(0)).join(' ')}]`,
     );
   }
