@@ -86,6 +86,16 @@ function withoutBodyEcho(error: GraphQLError): GraphQLError {
   return answer(new BadRequestError(`The request body is not valid JSON${where}`));
 }
 
+/** A parser's failure as the coded error a client receives (see requestShapePlugin). */
+function parseFailure(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return withoutBodyEcho(error);
+  return answer(new BadRequestError('The request could not be parsed as a GraphQL request'));
+}
+
+function rethrowParseFailure(error: unknown): never {
+  throw parseFailure(error);
+}
+
 /**
  * Requests Yoga cannot parse become coded GraphQL errors instead of a bare 415 or a 500:
  * an unsupported content type → 415 UNSUPPORTED_MEDIA_TYPE; a parser failure (e.g. GET
@@ -98,12 +108,16 @@ export function requestShapePlugin(): Plugin {
   const shaped = (requestParser: RequestParser): RequestParser => {
     let parser = wrapped.get(requestParser);
     if (parser === undefined) {
-      parser = async (req) => {
+      // No async function: a parse that succeeds costs no extra promise and await.
+      parser = (req) => {
         try {
-          return await requestParser(req);
+          const parsed = requestParser(req);
+          // A real promise is given back by Promise.resolve as it is; a thenable is adopted.
+          return typeof (parsed as PromiseLike<unknown> | undefined)?.then === 'function'
+            ? Promise.resolve(parsed).catch(rethrowParseFailure)
+            : parsed;
         } catch (error) {
-          if (error instanceof GraphQLError) throw withoutBodyEcho(error);
-          throw answer(new BadRequestError('The request could not be parsed as a GraphQL request'));
+          return Promise.reject(parseFailure(error));
         }
       };
       wrapped.set(requestParser, parser);

@@ -211,8 +211,9 @@ export function createContextFactory(options: ContextFactoryOptions) {
     let clearDeadline: (() => void) | undefined;
     const getSignal = (): AbortSignal => {
       if (signal === undefined) {
-        // One controller, one unref'd timer and one listener: what AbortSignal.timeout +
-        // AbortSignal.any do, for a fraction of their cost (no weak references, no registry).
+        // One controller and one unref'd timer: what AbortSignal.timeout + AbortSignal.any do,
+        // for a fraction of their cost (no weak references, no registry). Only this closure
+        // aborts the controller, so each way of aborting clears the timer itself (no listener).
         const controller = new AbortController();
         signal = controller.signal;
         const timer = setTimeout(
@@ -220,21 +221,22 @@ export function createContextFactory(options: ContextFactoryOptions) {
           Math.max(1, deadlineAt - Date.now()),
         );
         timer.unref();
-        abortOperation = (reason) => controller.abort(reason);
+        abortOperation = (reason) => {
+          clearTimeout(timer);
+          controller.abort(reason);
+        };
+        clearDeadline = () => clearTimeout(timer);
         // The request's own signal aborts when the client goes away: its calls end as a client
         // cancellation (CLIENT_CLOSED_REQUEST in logs and metrics), never as an upstream failure.
         const source = request.signal;
         const clientClosed = () =>
-          controller.abort(
+          abortOperation?.(
             new ClientClosedRequestError('The client closed the request', {
               cause: source?.reason,
             }),
           );
         if (source?.aborted) clientClosed();
         else source?.addEventListener('abort', clientClosed, { once: true });
-        clearDeadline = () => clearTimeout(timer);
-        // Aborting also clears the deadline timer.
-        signal.addEventListener('abort', clearDeadline, { once: true });
         // Every upstream call in flight listens on it (one listener per attempt, removed after),
         // and an operation may have as many in flight as its budget: Node's default of 10
         // listeners would warn of a leak for any query with more than 10 calls at once.
