@@ -20,6 +20,7 @@ const BENCHES = [
   'gateway-overhead',
   'peers',
   'pairs',
+  'budget',
   'deep-paging',
   'faults',
   'search',
