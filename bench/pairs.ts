@@ -101,7 +101,8 @@ function baseCheckout(commit: string): { sha: string; dir: string } {
 }
 
 function variantsToStart(): { name: string; env: Record<string, string> }[] {
-  if (!guard) return given.map((env) => ({ name: JSON.stringify(env), env }));
+  // Numbered: two processes of the same variant are measured apart.
+  if (!guard) return given.map((env, i) => ({ name: `#${i + 1} ${JSON.stringify(env)}`, env }));
   const base = baseCheckout(process.env.BENCH_BASE ?? 'HEAD^');
   const extra = JSON.parse(process.env.BENCH_ENV ?? '{}') as Record<string, string>;
   return [
