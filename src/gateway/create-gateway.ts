@@ -44,7 +44,7 @@ import { operationLimitsPlugin } from './operation-limits.ts';
 import { type PersistedDocuments, persistedDocumentsPlugin } from './persisted-documents.ts';
 import { createTracing } from './tracing.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
-import { validationCachePlugin } from './validation-cache.ts';
+import { createParseCache, validationCachePlugin } from './validation-cache.ts';
 
 /** Where the gateway's upstream comes from: a URL, or a front door built beforehand. */
 export type GatewayOptions = GatewayOptionsBase &
@@ -344,8 +344,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       // After every plugin that adds a validation rule, where Yoga's own cache would be.
       validationCachePlugin(),
     ],
-    // Yoga's parse cache stays; its validation cache is replaced (./validation-cache.ts).
-    parserAndValidationCache: { validationCache: false },
+    // Yoga's parse cache stays, over a store without a clock; its validation cache is replaced
+    // (./validation-cache.ts).
+    parserAndValidationCache: {
+      documentCache: createParseCache(),
+      errorCache: createParseCache(),
+      validationCache: false,
+    },
   });
   settingsOf.set(yoga, {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
