@@ -195,6 +195,8 @@ export function createContextFactory(options: ContextFactoryOptions) {
   const deadlineMs = options.operationDeadlineMs ?? DEFAULT_OPERATION_DEADLINE_MS;
   const forwardNames = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS;
   const shared = options.shared ?? new SharedReads({ catalogCacheSeconds: 0 });
+  // One object for every request: the planner resolves its limits once per object.
+  const paging = options.paging ?? {};
 
   /** `trace`: the operation's span when tracing (AttemptContext.trace), opaque here. */
   return function createContext(request: RequestLike, trace?: unknown): GatewayContext {
@@ -308,7 +310,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
 
     const context: GatewayContext = {
       requestId,
-      paging: options.paging ?? {},
+      paging,
       shared,
       budget,
       get,

@@ -90,12 +90,13 @@ describe('parse cache store', () => {
 
   it('serves the same document object for the same text through the gateway', async () => {
     const documents = new Set<unknown>();
+    const remember: Plugin = { onExecute: ({ args }) => void documents.add(args.document) };
     const yoga = createYoga({
       schema: createSchema({
         typeDefs: 'type Query { a: Int }',
         resolvers: { Query: { a: () => 1 } },
       }),
-      plugins: [{ onExecute: ({ args }) => void documents.add(args.document) }],
+      plugins: [remember],
       parserAndValidationCache: {
         documentCache: createParseCache(),
         errorCache: createParseCache(),
