@@ -59,6 +59,7 @@ export function csrfPreventionPlugin(headers: readonly string[] = CSRF_HEADERS):
     onRequestParse({ request }) {
       // The content type first: a JSON request (nearly all of them) needs no other header read.
       const contentType = request.headers.get('content-type');
+      if (contentType === 'application/json') return;
       const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
       if (contentType !== null && type !== '' && !SIMPLE_CONTENT_TYPES.has(type)) return;
       if (headers.some((name) => (request.headers.get(name) ?? '') !== '')) return;
