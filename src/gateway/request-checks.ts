@@ -6,16 +6,17 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-
-type RequestParser = NonNullable<
-  Parameters<NonNullable<Plugin['onRequestParse']>>[0]['requestParser']
->;
 import {
   BadRequestError,
   CsrfPreventedError,
   type RequestError,
   UnsupportedMediaTypeError,
 } from '../upstream/errors.ts';
+
+/** A request parser of Yoga's (which reads a request into GraphQL params). */
+type RequestParser = NonNullable<
+  Parameters<NonNullable<Plugin['onRequestParse']>>[0]['requestParser']
+>;
 
 /**
  * Headers that prove a request was preflighted or sent by a non-browser client. The same names

@@ -26,7 +26,7 @@ describe('buildPath', () => {
       ...Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)),
       Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)).join(''),
       'le(created_at,2026-11-27T08:00:00.000Z):eq(status,"paid")',
-      'a b+c~d!e*f(g)h\'i',
+      "a b+c~d!e*f(g)h'i",
       'tée ☕ 🍵',
       // A lone surrogate: URLSearchParams writes U+FFFD for it.
       `x${'\uD800'}y`,
