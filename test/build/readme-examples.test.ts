@@ -116,6 +116,7 @@ const PAGES = [
   'docs/integration.md',
   'docs/embedded-service.md',
   'docs/benchmarks.md',
+  'docs/request-budget.md',
   'docs/development.md',
   'docs/contributing.md',
 ];
