@@ -5,14 +5,11 @@
  *     default limits; request logs off, and again with logs on (the
  *     production default) to price them; `ours-yoga` (not in the default list) is ours with the
  *     node:http fast path off, every request through Yoga's Fetch adapter, `ours-nometrics` ours
- *     with METRICS=0, `ours-compiled` ours with a manifest of the pages' documents
- *     (PERSISTED_DOCUMENTS), compiled into plans at startup and sent by id, `ours-tsx` ours through the tsx loader (`npm start` and every entry here
+ *     with METRICS=0, `ours-tsx` ours through the tsx loader (`npm start` and every entry here
  *     run through scripts/ts.mjs: Node's own type stripping);
  *   - naive: bench/naive-gateway.ts, Yoga + Pothos relay + undici and nothing else;
  *   - hive: Hive Gateway serving a Mesh-composed OpenAPI source (bench/peers/hive, installed
- *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out);
- *   - floor (not in the default list): bench/floor-gateway.ts, node:http + undici + JSON.parse and
- *     no GraphQL, for the narrow, catalog and product pages: what ours-compiled is held against.
+ *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out).
  * For a 25-order page (`id status`), a wide 100-order page (totals, customer, timestamps), a
  * 25-product catalog listing (EUR price, stock), a product page by slug (breadcrumbs,
  * children) and a search page (20 hits, three facets, a price sort: the same data from ours and
@@ -22,16 +19,15 @@
  * are interleaved and every figure is the median of the rounds; ratios are to the naive gateway.
  *
  * Run: npm run bench -- peers [--node 22]   (BENCH_ROUNDS=3, BENCH_SERIAL=1000, BENCH_WARMUP=300,
- * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive (add ours-compiled,floor for issue 33's goal), BENCH_PAGES=narrow,product (a comma list of narrow, wide, catalog, product, search),
+ * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive, BENCH_PAGES=narrow,product (a comma list of narrow, wide, catalog, product, search),
  * BENCH_PAIR_BLOCKS=10: alternating blocks of the orders and product pages on ours, for the product
  * page's ratio, BENCH_PROFILE=dir: write a --cpu-prof of our gateway there, BENCH_BUILT=dist/main.js: run our
  * compiled build instead of the sources, BENCH_RSS_REQUESTS=100000: our RSS over
  * that many requests after the rounds)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from 'undici';
@@ -45,6 +41,7 @@ import {
   startBenchService,
   waitUntil,
 } from './lib.ts';
+import { ALL_PAGES, fillProductSlug, type Page, pagesOf } from './pages.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 1000);
@@ -54,114 +51,12 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const PEERS = (process.env.BENCH_PEERS ?? 'ours,ours+logs,naive,hive').split(',');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-interface Page {
-  key: 'narrow' | 'wide' | 'catalog' | 'product' | 'search';
-  name: string;
-  size: number;
-  /** What occurs once per item of the answer (how a full answer is told from a short one). */
-  count: string;
-  /**
-   * The GraphQL query per gateway kind (Mesh's generated schema has other names; the catalog
-   * pages have no Mesh form, so Hive is not measured on them).
-   */
-  query: { relay: string; mesh?: string; floor?: string };
-  /** The REST call every gateway makes for it. */
-  rest: string;
-  /** Every relay target must answer the same `data` (checked before measuring). */
-  same?: boolean;
-}
-
-const WIDE_FIELDS =
-  'id upstreamId status payment shipping customerName customerEmail ' +
-  'total { amount currency formatted } createdAt updatedAt';
-/** Mesh names the `page[limit]` and `page[offset]` parameters so. */
-const MESH_PAGE = (limit: number) =>
-  `page_LEFT_SQUARE_BRACE_limit_RIGHT_SQUARE_BRACE_: ${limit}, ` +
-  'page_LEFT_SQUARE_BRACE_offset_RIGHT_SQUARE_BRACE_: 0';
-const MESH_WIDE_FIELDS =
-  'id status payment shipping customer { name email } meta { display_price { with_tax ' +
-  '{ amount currency formatted } } timestamps { created_at updated_at } }';
-const ALL_PAGES: Page[] = [
-  {
-    key: 'narrow',
-    name: '25 orders (id status)',
-    size: 25,
-    query: {
-      relay: '{ orders(first: 25) { edges { node { id status } } } }',
-      // bench/floor-gateway.ts: node:http + undici + JSON.parse, the same calls, no GraphQL.
-      floor: '{ orders(first: 25) { edges { node { id status } } } }',
-      mesh: `{ listOrders(${MESH_PAGE(25)}) { data { id status } } }`,
-    },
-    rest: '/v2/orders?page[limit]=25&page[offset]=0',
-    count: '"status":',
-  },
-  {
-    key: 'wide',
-    name: '100 orders, wide',
-    size: 100,
-    query: {
-      relay: `{ orders(first: 100) { edges { node { ${WIDE_FIELDS} } } } }`,
-      mesh: `{ listOrders(${MESH_PAGE(100)}) { data { ${MESH_WIDE_FIELDS} } } }`,
-    },
-    rest: '/v2/orders?page[limit]=100&page[offset]=0',
-    count: '"status":',
-  },
-  {
-    key: 'catalog',
-    name: '25 catalog products (EUR price, stock)',
-    size: 25,
-    query: {
-      relay:
-        '{ catalog { products(first: 25) { edges { node { id name sku ' +
-        'price(currency: "EUR") { amount { amount currency formatted } } stock { available } } } } } }',
-      floor: '{ catalog { products(first: 25) { currency: "EUR" } } }',
-    },
-    rest: '/catalog/products?page[limit]=25&page[offset]=0',
-    count: '"sku":',
-  },
-  {
-    key: 'product',
-    name: 'product by slug (breadcrumbs, children)',
-    size: 1,
-    // The slug is the demo seed's first parent product's (TEE-001), read from the service.
-    query: {
-      relay:
-        '{ catalog { product(slug: "__SLUG__") { id name price(currency: "USD") { amount { amount ' +
-        'currency formatted } } breadcrumbs { id name } children(first: 10) { edges { node { id sku name } } } } } }',
-      floor: '{ catalog { product(slug: "__SLUG__") { breadcrumbs } } }',
-    },
-    rest: '/catalog/products?filter=eq(slug,__SLUG__)',
-    count: '"breadcrumbs":',
-  },
-  {
-    key: 'search',
-    name: 'search page (20 hits, 3 facets, price sort)',
-    size: 20,
-    // Ours asks the service's POST /catalog/multi-search, the naive gateway GET /catalog/search:
-    // the same search either way, so both answer the same data (checked before measuring).
-    query: {
-      relay:
-        '{ catalog { search(query: "tee", first: 20, sort: PRICE, facets: [{ field: PRODUCT_TYPE }, ' +
-        '{ field: TAGS }, { field: PRICE }]) { totalCount facets { field values { value count } } ' +
-        'edges { node { upstreamId name sku price(currency: "USD") { amount { amount currency ' +
-        'formatted } } } } } } }',
-    },
-    rest:
-      '/catalog/search?q=tee&page=1&per_page=20&sort_by=price.amount:asc&max_facet_values=20' +
-      '&facet_by=meta.product_types,attributes.tags,price.amount',
-    count: '"upstreamId":',
-    same: true,
-  },
-];
-
 /** BENCH_PAGES=narrow,product measures those pages only (e.g. to profile one alone). */
-const PAGES = ALL_PAGES.filter(
-  (page) => !process.env.BENCH_PAGES || process.env.BENCH_PAGES.split(',').includes(page.key),
-);
+const PAGES = pagesOf(process.env.BENCH_PAGES);
 
 interface Target {
   name: string;
-  kind: 'relay' | 'mesh' | 'floor';
+  kind: 'relay' | 'mesh';
   url: string;
   child: ChildProcess;
 }
@@ -200,56 +95,12 @@ const tsx = (file: string, profile = false) => [
   file,
 ];
 
-/** The product page asks for the demo seed's first parent product, by its slug. */
-async function fillProductSlug(serviceUrl: string, token: string): Promise<void> {
-  const response = await fetch(`${serviceUrl}/catalog/products?filter=eq(sku,TEE-001)`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  const body = (await response.json()) as { data?: { attributes?: { slug?: string } }[] };
-  const slug = body.data?.[0]?.attributes?.slug;
-  if (slug === undefined) throw new Error('the demo catalog has no TEE-001 to open by slug');
-  for (const page of ALL_PAGES) {
-    page.query.relay = page.query.relay.replace('__SLUG__', slug);
-    if (page.query.floor) page.query.floor = page.query.floor.replace('__SLUG__', slug);
-    page.rest = page.rest.replace('__SLUG__', slug);
-  }
-}
-
-/**
- * ours-compiled runs a manifest of the pages' documents (PERSISTED_DOCUMENTS), compiled into
- * plans at startup (src/gateway/compiled/), and is sent each document's id instead of its text,
- * as a storefront built with trusted documents sends them.
- */
-const documentIds = new Map<string, string>();
-
-/** The request body for a target: the query text, or the trusted document's id. */
-function bodyFor(target: string, query: string): string {
-  const id = target === 'ours-compiled' ? documentIds.get(query) : undefined;
-  return JSON.stringify(id === undefined ? { query } : { documentId: id });
-}
-
-/** Writes the manifest of every page's document for ours-compiled; its path. */
-function writeManifest(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'peers-manifest-'));
-  const operations = ALL_PAGES.map((page) => {
-    const id = createHash('sha256').update(page.query.relay).digest('hex');
-    documentIds.set(page.query.relay, id);
-    return { id, body: page.query.relay, name: page.key, type: 'query' };
-  });
-  const file = join(dir, 'manifest.json');
-  writeFileSync(
-    file,
-    JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations }),
-  );
-  return file;
-}
-
-async function post(client: Client, path: string, token: string, query: string, target = '') {
+async function post(client: Client, path: string, token: string, query: string) {
   const response = await client.request({
     method: 'POST',
     path,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: bodyFor(target, query),
+    body: JSON.stringify({ query }),
   });
   const text = await response.body.text();
   return { status: response.statusCode, text };
@@ -293,7 +144,6 @@ async function main(): Promise<void> {
   } = await startBenchService((args, env) => start([process.execPath, ...args], env));
   process.stderr.write(`service up at ${serviceUrl}\n`);
   await fillProductSlug(serviceUrl, token);
-  const manifest = PEERS.includes('ours-compiled') ? writeManifest() : undefined;
 
   const targets: Target[] = [];
   for (const peer of PEERS) {
@@ -318,15 +168,6 @@ async function main(): Promise<void> {
         FAST_PATH: peer === 'ours-yoga' ? '0' : '1',
         // ours-nometrics: the Prometheus metrics off, to price them.
         METRICS: peer === 'ours-nometrics' ? '0' : '1',
-        // ours-compiled: the pages' documents as a manifest, compiled into plans, sent by id.
-        ...(peer === 'ours-compiled' && manifest ? { PERSISTED_DOCUMENTS: manifest } : {}),
-      });
-    } else if (peer === 'floor') {
-      // The floor of the narrow page, to hold ours-compiled against (issue 33: ≤ 1.3×).
-      kind = 'floor';
-      child = start(launch('bench/floor-gateway.ts'), {
-        PORT: String(port),
-        UPSTREAM_URL: serviceUrl,
       });
     } else if (peer === 'naive') {
       child = start(launch('bench/naive-gateway.ts', true), {
@@ -357,14 +198,14 @@ async function main(): Promise<void> {
     const client = new Client(new URL(target.url).origin);
     const query = ALL_PAGES[0]?.query[target.kind] ?? '';
     await waitUntil(
-      async () => (await post(client, '/graphql', token, query, target.name)).status === 200,
+      async () => (await post(client, '/graphql', token, query)).status === 200,
       target.name,
     );
     // Every target answers the pages in full before anything is measured.
     for (const page of PAGES) {
       const query = page.query[target.kind];
       if (query === undefined) continue;
-      const { status, text } = await post(client, '/graphql', token, query, target.name);
+      const { status, text } = await post(client, '/graphql', token, query);
       const count = text.split(page.count).length - 1;
       if (status !== 200 || text.includes('"errors"') || count !== page.size) {
         throw new Error(`${target.name} answered ${page.name} wrongly: ${text.slice(0, 300)}`);
@@ -421,14 +262,14 @@ async function main(): Promise<void> {
         if (query === undefined) continue;
         const s = await serial(
           new URL(target.url).origin,
-          (client) => post(client, path, token, query, target.name),
+          (client) => post(client, path, token, query),
           target.child.pid,
         );
         const loaded = await autocannon({
           url: target.url,
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body: bodyFor(target.name, query),
+          body: JSON.stringify({ query }),
           connections: CONNECTIONS,
           duration: SECONDS,
         });
@@ -461,7 +302,7 @@ async function main(): Promise<void> {
       `\n${page.name}: direct REST GET serial p50 ${median(directP50.get(page.name) ?? []).toFixed(2)} ms`,
     );
     console.log(
-      `${'target'.padEnd(14)}${'CPU µs/req'.padStart(11)}${'×naive'.padStart(8)}` +
+      `${'target'.padEnd(11)}${'CPU µs/req'.padStart(11)}${'×naive'.padStart(8)}` +
         `${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'+p50 ms'.padStart(9)}` +
         `${'×naive'.padStart(8)}${'req/s'.padStart(8)}${'×naive'.padStart(8)}`,
     );
@@ -473,25 +314,12 @@ async function main(): Promise<void> {
         naive ? median(own.map((s, i) => s[key] / (naive[i]?.[key] ?? Number.NaN))) : Number.NaN;
       const med = (key: keyof Sample) => median(own.map((s) => s[key]));
       console.log(
-        `${target.name.padEnd(14)}${med('cpu').toFixed(0).padStart(11)}` +
+        `${target.name.padEnd(11)}${med('cpu').toFixed(0).padStart(11)}` +
           `${ratio('cpu').toFixed(2).padStart(8)}${med('p50').toFixed(2).padStart(8)}` +
           `${med('p99').toFixed(2).padStart(8)}${med('addedP50').toFixed(2).padStart(9)}` +
           `${ratio('addedP50').toFixed(2).padStart(8)}${med('rps').toFixed(0).padStart(8)}` +
           `${ratio('rps').toFixed(2).padStart(8)}`,
       );
-    }
-    // With the floor among the targets: each one's CPU over the floor's (issue 33: compiled
-    // documents ≤ 1.3×), the median of the per-round ratios.
-    const floor = samples.get(`${page.name}|floor`);
-    if (floor) {
-      const overFloor = targets
-        .filter((target) => target.name !== 'floor' && samples.has(`${page.name}|${target.name}`))
-        .map((target) => {
-          const own = samples.get(`${page.name}|${target.name}`) ?? [];
-          const ratio = median(own.map((s, i) => s.cpu / (floor[i]?.cpu ?? Number.NaN)));
-          return `${target.name} ${ratio.toFixed(2)}`;
-        });
-      console.log(`  CPU ×floor: ${overFloor.join(', ')}`);
     }
     // Every round's own figures, so the spread behind each median is on the record.
     for (const target of targets) {

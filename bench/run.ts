@@ -19,6 +19,8 @@ const BENCHES = [
   'service-throughput',
   'gateway-overhead',
   'peers',
+  'pairs',
+  'budget',
   'deep-paging',
   'faults',
   'search',

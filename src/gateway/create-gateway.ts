@@ -55,7 +55,7 @@ import { credentialsOf } from './request-checks.ts';
 import { subscriptionsPlugin } from './subscriptions.ts';
 import { createTracing } from './tracing.ts';
 import type { SchemaSource } from './typed-schema-source.ts';
-import { validationCachePlugin } from './validation-cache.ts';
+import { createParseCache, validationCachePlugin } from './validation-cache.ts';
 
 /** Where the gateway's upstream comes from: a URL, or a front door built beforehand. */
 export type GatewayOptions = GatewayOptionsBase &
@@ -466,8 +466,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       // After every plugin that adds a validation rule, where Yoga's own cache would be.
       validationCachePlugin(),
     ],
-    // Yoga's parse cache stays; its validation cache is replaced (./validation-cache.ts).
-    parserAndValidationCache: { validationCache: false },
+    // Yoga's parse cache stays, over a store without a clock; its validation cache is replaced
+    // (./validation-cache.ts).
+    parserAndValidationCache: {
+      documentCache: createParseCache(),
+      errorCache: createParseCache(),
+      validationCache: false,
+    },
   });
   settingsOf.set(yoga, {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -519,18 +524,18 @@ const noSubgraphSdlPlugin: Plugin = {
 
 /**
  * The session's deadline timer goes with the operation (src/upstream/session.ts); an answer in
- * parts (@defer/@stream) is done when its last part is, or when the client goes away.
+ * parts (@defer/@stream) is done when its last part is, or when the client goes away. One hook
+ * object for every operation: it reads the operation from its own arguments.
  */
-const finishSessionPlugin: Plugin = {
-  onExecute: () => ({
-    onExecuteDone: ({ args, result }) => {
-      const finish = () => (args.contextValue as Partial<GatewayContext>).finish?.();
-      if (isAsyncIterable(result)) return { onEnd: finish };
-      finish();
-      return undefined;
-    },
-  }),
+const finishSession = {
+  onExecuteDone: ({ args, result }: { args: { contextValue: unknown }; result: unknown }) => {
+    const finish = () => (args.contextValue as Partial<GatewayContext>).finish?.();
+    if (isAsyncIterable(result)) return { onEnd: finish };
+    finish();
+    return undefined;
+  },
 };
+const finishSessionPlugin: Plugin = { onExecute: () => finishSession };
 
 /** Yoga's own words for a masked error. */
 const MASKED_MESSAGE = 'Unexpected error.';

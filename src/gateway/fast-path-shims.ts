@@ -47,6 +47,39 @@ class IncomingHeaders {
   }
 }
 
+/**
+ * The request's signal: aborted when the response closes before it was written in full (the
+ * client went away). What the session reads of a signal (src/upstream/session.ts,
+ * AbortSignalLike) and no more: no AbortController and EventTarget per request, but one 'close'
+ * listener ('close' comes last whatever happened: after 'finish', or after 'error'), made when
+ * the signal is first read, and its own listeners in an array.
+ */
+class ClientGoneSignal {
+  aborted = false;
+  reason: unknown;
+  #listeners: (() => void)[] = [];
+  constructor(res: ServerResponse) {
+    const gone = () => {
+      if (res.writableFinished || this.aborted) return;
+      this.aborted = true;
+      this.reason = res.errored ?? new DOMException('This operation was aborted', 'AbortError');
+      const listeners = this.#listeners;
+      this.#listeners = [];
+      for (const listener of listeners) listener();
+    };
+    // Read after the client left: aborted already.
+    if (res.closed) gone();
+    else res.once('close', gone);
+  }
+  addEventListener(type: string, listener: () => void): void {
+    if (type === 'abort' && !this.aborted) this.#listeners.push(listener);
+  }
+  removeEventListener(type: string, listener: () => void): void {
+    const index = type === 'abort' ? this.#listeners.indexOf(listener) : -1;
+    if (index !== -1) this.#listeners.splice(index, 1);
+  }
+}
+
 /** A request whose body has been read: what Yoga's hooks and the session read of a Request. */
 export class BufferedRequest {
   readonly method = 'POST';
@@ -56,7 +89,7 @@ export class BufferedRequest {
   readonly bodyUsed = false;
   readonly #text: string;
   readonly #res: ServerResponse;
-  #controller: AbortController | undefined;
+  #signal: ClientGoneSignal | undefined;
   constructor(url: string, req: IncomingMessage, res: ServerResponse, text: string) {
     this.url = url;
     this.headers = new IncomingHeaders(req.headers);
@@ -64,19 +97,9 @@ export class BufferedRequest {
     this.#res = res;
   }
   /** Aborts when the client goes away before the response is written (as Yoga's adapter). */
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      const controller = new AbortController();
-      this.#controller = controller;
-      const res = this.#res;
-      const onClose = () => {
-        if (!controller.signal.aborted) controller.abort(res.errored ?? undefined);
-      };
-      res.once('close', onClose);
-      res.once('error', onClose);
-      res.once('finish', () => res.removeListener('close', onClose));
-    }
-    return this.#controller.signal;
+  get signal(): ClientGoneSignal {
+    this.#signal ??= new ClientGoneSignal(this.#res);
+    return this.#signal;
   }
   text(): Promise<string> {
     return Promise.resolve(this.#text);

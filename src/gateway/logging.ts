@@ -98,13 +98,25 @@ const SECRET_HEADERS = [
   'ep-account-management-authentication-token',
 ];
 
+let lastMs = Number.NaN;
+let lastTime = '';
+/** pino's isoTime, the string remembered for the last millisecond (lines of one ms share it). */
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+    lastMs = now;
+  }
+  return lastTime;
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const write = options.write ?? ((line: string) => process.stdout.write(line));
   const logger = pino(
     {
       level: options.level ?? 'info',
       base: options.fields ?? null,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: {
         level: (label) => ({ level: label }),
         log: reduceErrors,
@@ -167,7 +179,8 @@ export function requestedOperationName(params: {
 
 interface RequestState {
   started: number;
-  requestId: string;
+  /** The incoming id or the context's; made at the end only for a request that had neither. */
+  requestId: string | undefined;
   operationName: string | undefined;
   context: { requestId?: unknown; budget?: { used?: unknown } } | undefined;
   errorCodes: string[];
@@ -194,7 +207,8 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       const incoming = request.headers.get('x-request-id');
       states.set(request, {
         started: performance.now(),
-        requestId: incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID(),
+        // Most requests reach execution, whose context has an id (the incoming one, or its own).
+        requestId: incoming && REQUEST_ID.test(incoming) ? incoming : undefined,
         operationName: undefined,
         context: undefined,
         errorCodes: [],
@@ -228,6 +242,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       const state = states.get(request);
       if (!state) return;
       states.delete(request);
+      state.requestId ??= randomUUID();
       response.headers.set('x-request-id', state.requestId);
       const path = pathOf(request.url);
       if (quiet.has(path)) return;

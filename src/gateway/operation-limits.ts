@@ -20,8 +20,9 @@
  * kept per combination of the variables' sizes. A document without list-typed variables or
  * variable sizes costs a few map lookups a request.
  *
- * The plugin wraps the execute function it is given, so it must come after jitPlugin: compiled
- * and normal execution, on the fast path or Yoga's, all run behind it.
+ * The plugin replaces the execute function of a refused operation, so it must come after
+ * jitPlugin (which sets the compiled one): compiled and normal execution, on the fast path or
+ * Yoga's, are both refused by it.
  */
 import {
   type ArgumentNode,
@@ -412,16 +413,16 @@ export function operationLimitsPlugin(options: OperationLimitsOptions = {}): Plu
   };
 
   return {
-    onExecute({ executeFn, setExecuteFn }) {
-      setExecuteFn((args) => {
-        const refused =
-          args.schema && args.document
-            ? refusalOf(args.schema, args.document, args.operationName, args.variableValues)
-            : undefined;
-        if (refused === undefined) return executeFn(args);
-        const result: ExecutionResult = { errors: [refused] };
-        return result;
-      });
+    // Judged when the operation is about to run, with the arguments it runs with; only a refused
+    // one has its executor replaced, so an operation within the limits runs with no wrapper.
+    onExecute({ args, setExecuteFn }) {
+      const refused =
+        args.schema && args.document
+          ? refusalOf(args.schema, args.document, args.operationName, args.variableValues)
+          : undefined;
+      if (refused === undefined) return;
+      const result: ExecutionResult = { errors: [refused] };
+      setExecuteFn(() => result);
     },
     // A subscription's variables are judged the same way, before its stream opens.
     onSubscribe({ subscribeFn, setSubscribeFn }) {

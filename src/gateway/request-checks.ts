@@ -14,6 +14,11 @@ import {
 } from '../upstream/errors.ts';
 import type { RequestLike } from '../upstream/index.ts';
 
+/** A request parser of Yoga's (which reads a request into GraphQL params). */
+type RequestParser = NonNullable<
+  Parameters<NonNullable<Plugin['onRequestParse']>>[0]['requestParser']
+>;
+
 /**
  * Headers that prove a request was preflighted or sent by a non-browser client. The same names
  * as Yoga's and Apollo's CSRF prevention, so existing clients work unchanged.
@@ -60,6 +65,7 @@ export function csrfPreventionPlugin(headers: readonly string[] = CSRF_HEADERS):
       if (isEventSourceRequest(request)) return;
       // The content type first: a JSON request (nearly all of them) needs no other header read.
       const contentType = request.headers.get('content-type');
+      if (contentType === 'application/json') return;
       const type = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
       if (contentType !== null && type !== '' && !SIMPLE_CONTENT_TYPES.has(type)) return;
       if (headers.some((name) => (request.headers.get(name) ?? '') !== '')) return;
@@ -87,6 +93,16 @@ function withoutBodyEcho(error: GraphQLError): GraphQLError {
   return answer(new BadRequestError(`The request body is not valid JSON${where}`));
 }
 
+/** A parser's failure as the coded error a client receives (see requestShapePlugin). */
+function parseFailure(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return withoutBodyEcho(error);
+  return answer(new BadRequestError('The request could not be parsed as a GraphQL request'));
+}
+
+function rethrowParseFailure(error: unknown): never {
+  throw parseFailure(error);
+}
+
 /**
  * Requests Yoga cannot parse become coded GraphQL errors instead of a bare 415 or a 500:
  * an unsupported content type → 415 UNSUPPORTED_MEDIA_TYPE; a parser failure (e.g. GET
@@ -94,8 +110,29 @@ function withoutBodyEcho(error: GraphQLError): GraphQLError {
  * POST body that is not JSON → 400 BAD_REQUEST that never quotes the body.
  */
 export function requestShapePlugin(): Plugin {
+  // Yoga's parsers are a few module-level functions: each is wrapped once, not per request.
+  const wrapped = new WeakMap<RequestParser, RequestParser>();
+  const shaped = (requestParser: RequestParser): RequestParser => {
+    let parser = wrapped.get(requestParser);
+    if (parser === undefined) {
+      // No async function: a parse that succeeds costs no extra promise and await.
+      parser = (req) => {
+        try {
+          const parsed = requestParser(req);
+          // A real promise is given back by Promise.resolve as it is; a thenable is adopted.
+          return typeof (parsed as PromiseLike<unknown> | undefined)?.then === 'function'
+            ? Promise.resolve(parsed).catch(rethrowParseFailure)
+            : parsed;
+        } catch (error) {
+          return Promise.reject(parseFailure(error));
+        }
+      };
+      wrapped.set(requestParser, parser);
+    }
+    return parser;
+  };
   return {
-    onRequestParse({ request, requestParser, setRequestParser }) {
+    onRequestParse({ requestParser, setRequestParser }) {
       if (!requestParser) {
         throw answer(
           new UnsupportedMediaTypeError(
@@ -103,15 +140,7 @@ export function requestShapePlugin(): Plugin {
           ),
         );
       }
-      setRequestParser(async (req) => {
-        try {
-          return await requestParser(req);
-        } catch (error) {
-          if (error instanceof GraphQLError) throw withoutBodyEcho(error);
-          throw answer(new BadRequestError('The request could not be parsed as a GraphQL request'));
-        }
-      });
-      void request;
+      setRequestParser(shaped(requestParser));
     },
   };
 }

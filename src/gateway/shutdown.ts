@@ -39,16 +39,12 @@ export function installGracefulShutdown(server: Server, options: ShutdownOptions
 
   server.on('request', (req, res) => {
     inFlight++;
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
+    // A response emits 'close' once, last, whether it finished or its connection went away.
+    res.once('close', () => {
       inFlight--;
       // Once draining, a keep-alive socket must not wait for another request.
       if (closing) server.closeIdleConnections();
-    };
-    res.on('finish', finish);
-    res.on('close', finish);
+    });
     if (closing) res.setHeader('connection', 'close');
     void req;
   });

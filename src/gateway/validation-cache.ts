@@ -1,6 +1,7 @@
 /**
- * The validation cache, in place of Yoga's (whose parse cache stays): a document already
- * validated against a schema with the same rules gets the same result without validating again.
+ * The validation cache, in place of Yoga's (whose parse cache stays, over createParseCache's
+ * store below): a document already validated against a schema with the same rules gets the same
+ * result without validating again.
  *
  * Yoga keys its cache by the rules' names, joined into one string on every request (armor adds
  * its rules as new functions each time, so their identity cannot be the key): ~35 rules read by
@@ -71,5 +72,46 @@ export function validationCachePlugin(): Plugin {
         if (result != null) forSchema.set(documentAST, result);
       };
     },
+  };
+}
+
+/** Documents Yoga's parse cache keeps (its own default: 1,024, for an hour). */
+export const PARSE_CACHE_SIZE = 1_024;
+
+/**
+ * The store of Yoga's parse cache (documents and parse errors by the query text), in place of
+ * its LRU with a time to live: that one reads the clock on every lookup and, to read it at most
+ * once a millisecond, sets a timer each time it does: a timer per request at the rates a
+ * gateway serves, for entries that never go stale (a text always parses to the same document).
+ * Here two generations of a Map: a hit is one lookup (one more, and a move, for an entry of the
+ * older generation); when the young one is full it becomes the old one and the old is dropped,
+ * so at most `size` texts are kept and the ones in use stay.
+ */
+export function createParseCache<T>(size = PARSE_CACHE_SIZE): {
+  get(key: string): T | undefined;
+  set(key: string, value: T): void;
+} {
+  const half = Math.max(1, Math.floor(size / 2));
+  let young = new Map<string, T>();
+  let old = new Map<string, T>();
+  const set = (key: string, value: T) => {
+    if (young.size >= half) {
+      old = young;
+      young = new Map();
+    }
+    young.set(key, value);
+  };
+  return {
+    get(key) {
+      const found = young.get(key);
+      if (found !== undefined) return found;
+      const aging = old.get(key);
+      if (aging !== undefined) {
+        old.delete(key);
+        set(key, aging);
+      }
+      return aging;
+    },
+    set,
   };
 }

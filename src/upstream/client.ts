@@ -126,17 +126,40 @@ const FORM_EXTRA_CODES: Record<string, string> = {
   ')': '%29',
   '~': '%7E',
 };
-/** Encoded keys and values seen lately: the same few (a page size, a filter) recur. */
+/** `%XX` of every ASCII code a form encodes, '+' for the space; '' where it is kept as it is. */
+const ASCII_FORM = Array.from({ length: 128 }, (_, code) => {
+  const c = String.fromCharCode(code);
+  if (/[A-Za-z0-9*._-]/.test(c)) return '';
+  if (c === ' ') return '+';
+  return `%${code.toString(16).toUpperCase().padStart(2, '0')}`;
+});
+/** Encoded non-ASCII keys and values seen lately (a search text, a name) recur. */
 const encoded = new Map<string, string>();
-const ENCODED_MAX = 10_000;
+const ENCODED_MAX = 1_000;
 
 /**
  * application/x-www-form-urlencoded, byte for byte as URLSearchParams writes it (space as `+`,
  * every other character but `*-._` and alphanumerics percent-encoded), without building one
- * per request; most values (numbers, ids) need no encoding at all.
+ * per request; most values (numbers, ids) need no encoding at all. ASCII text (a filter with its
+ * pinned timestamp, new every millisecond) is encoded in one pass and not remembered: a cache
+ * of values that never recur only grew, was cleared and grew again.
  */
 function formEncode(text: string): string {
   if (FORM_SAFE.test(text)) return text;
+  let result = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code >= 128) return formEncodeAny(text);
+    const escaped = ASCII_FORM[code] as string;
+    if (escaped === '') continue;
+    result += text.slice(from, i) + escaped;
+    from = i + 1;
+  }
+  return result + text.slice(from);
+}
+
+function formEncodeAny(text: string): string {
   const known = encoded.get(text);
   if (known !== undefined) return known;
   let result: string;

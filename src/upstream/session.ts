@@ -207,6 +207,8 @@ export function createContextFactory(options: ContextFactoryOptions) {
   const deadlineMs = options.operationDeadlineMs ?? DEFAULT_OPERATION_DEADLINE_MS;
   const forwardNames = options.forwardHeaders ?? DEFAULT_FORWARDED_HEADERS;
   const shared = options.shared ?? new SharedReads({ catalogCacheSeconds: 0 });
+  // One object for every request: the planner resolves its limits once per object.
+  const paging = options.paging ?? {};
 
   /** `trace`: the operation's span when tracing (AttemptContext.trace), opaque here. */
   return function createContext(request: RequestLike, trace?: unknown): GatewayContext {
@@ -223,8 +225,9 @@ export function createContextFactory(options: ContextFactoryOptions) {
     let clearDeadline: (() => void) | undefined;
     const getSignal = (): AbortSignal => {
       if (signal === undefined) {
-        // One controller, one unref'd timer and one listener: what AbortSignal.timeout +
-        // AbortSignal.any do, for a fraction of their cost (no weak references, no registry).
+        // One controller and one unref'd timer: what AbortSignal.timeout + AbortSignal.any do,
+        // for a fraction of their cost (no weak references, no registry). Only this closure
+        // aborts the controller, so each way of aborting clears the timer itself (no listener).
         const controller = new AbortController();
         signal = controller.signal;
         const timer = setTimeout(
@@ -232,21 +235,22 @@ export function createContextFactory(options: ContextFactoryOptions) {
           Math.max(1, deadlineAt - Date.now()),
         );
         timer.unref();
-        abortOperation = (reason) => controller.abort(reason);
+        abortOperation = (reason) => {
+          clearTimeout(timer);
+          controller.abort(reason);
+        };
+        clearDeadline = () => clearTimeout(timer);
         // The request's own signal aborts when the client goes away: its calls end as a client
         // cancellation (CLIENT_CLOSED_REQUEST in logs and metrics), never as an upstream failure.
         const source = request.signal;
         const clientClosed = () =>
-          controller.abort(
+          abortOperation?.(
             new ClientClosedRequestError('The client closed the request', {
               cause: source?.reason,
             }),
           );
         if (source?.aborted) clientClosed();
         else source?.addEventListener('abort', clientClosed, { once: true });
-        clearDeadline = () => clearTimeout(timer);
-        // Aborting also clears the deadline timer.
-        signal.addEventListener('abort', clearDeadline, { once: true });
         // Every upstream call in flight listens on it (one listener per attempt, removed after),
         // and an operation may have as many in flight as its budget: Node's default of 10
         // listeners would warn of a leak for any query with more than 10 calls at once.
@@ -294,8 +298,9 @@ export function createContextFactory(options: ContextFactoryOptions) {
 
     const operation: GatewayContext['operation'] = {};
     const getCache = new Map<string, Promise<UpstreamResponse>>();
-    const byIdLoaders = new Map<string, DataLoader<string, JsonObject | null>>();
-    const batchLoaders = new Map<string, DataLoader<unknown, unknown>>();
+    // Made on first use: most operations use no loader.
+    let byIdLoaders: Map<string, DataLoader<string, JsonObject | null>> | undefined;
+    let batchLoaders: Map<string, DataLoader<unknown, unknown>> | undefined;
 
     const get: GatewayContext['get'] = (segments, query) => {
       // The path as sent is the identity of a GET (buildPath also refuses a bad segment).
@@ -317,7 +322,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
 
     const context: GatewayContext = {
       requestId,
-      paging: options.paging ?? {},
+      paging,
       shared,
       budget,
       get,
@@ -327,14 +332,15 @@ export function createContextFactory(options: ContextFactoryOptions) {
       async write(writeRequest) {
         const response = await track(upstream().request(writeRequest));
         getCache.clear();
-        for (const loader of byIdLoaders.values()) loader.clearAll();
-        for (const loader of batchLoaders.values()) loader.clearAll();
+        if (byIdLoaders) for (const loader of byIdLoaders.values()) loader.clearAll();
+        if (batchLoaders) for (const loader of batchLoaders.values()) loader.clearAll();
         return response;
       },
       postRead(readRequest) {
         return track(upstream().request({ ...readRequest, method: 'POST' }));
       },
       batchLoader<K, V>(key: string, create: () => DataLoader<K, V>): DataLoader<K, V> {
+        batchLoaders ??= new Map();
         let loader = batchLoaders.get(key) as DataLoader<K, V> | undefined;
         if (loader === undefined) {
           loader = create();
@@ -344,6 +350,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
       },
       byIdLoader(listSegments) {
         const key = listSegments.join('/');
+        byIdLoaders ??= new Map();
         let loader = byIdLoaders.get(key);
         if (loader === undefined) {
           loader = new DataLoader<string, JsonObject | null>(
@@ -363,6 +370,7 @@ export function createContextFactory(options: ContextFactoryOptions) {
       },
       byAttributeLoader(listSegments, attribute, query) {
         const key = JSON.stringify([listSegments, attribute, query ?? {}]);
+        byIdLoaders ??= new Map();
         let loader = byIdLoaders.get(key);
         if (loader === undefined) {
           loader = new DataLoader<string, JsonObject | null>(

@@ -119,6 +119,7 @@ const PAGES = [
   'docs/subscriptions.md',
   'docs/embedded-service.md',
   'docs/benchmarks.md',
+  'docs/request-budget.md',
   'docs/development.md',
   'docs/contributing.md',
 ];

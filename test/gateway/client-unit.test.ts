@@ -20,6 +20,23 @@ describe('buildPath', () => {
     expect(buildPath('/base', ['x/../y', '?#'])).toBe('/base/v2/x%2F..%2Fy/%3F%23');
   });
 
+  it('writes every query value byte for byte as URLSearchParams does', () => {
+    const values = [
+      // Every ASCII character alone, then all of them in one value.
+      ...Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)),
+      Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)).join(''),
+      'le(created_at,2026-11-27T08:00:00.000Z):eq(status,"paid")',
+      "a b+c~d!e*f(g)h'i",
+      'tée ☕ 🍵',
+      // A lone surrogate: URLSearchParams writes U+FFFD for it.
+      `x${'\uD800'}y`,
+    ];
+    for (const value of values) {
+      const expected = new URLSearchParams([[value, value]]).toString();
+      expect(buildPath('', ['orders'], { [value]: value })).toBe(`/v2/orders?${expected}`);
+    }
+  });
+
   it('refuses segments that would move up or vanish', () => {
     for (const segment of ['..', '.', '']) {
       expect(() => buildPath('', ['carts', segment])).toThrow(/path segment/);

@@ -6,7 +6,7 @@
 import type { ValidationRule } from 'graphql';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { validationCachePlugin } from '../../src/gateway/validation-cache.ts';
+import { createParseCache, validationCachePlugin } from '../../src/gateway/validation-cache.ts';
 
 function setup() {
   const visits: string[] = [];
@@ -70,5 +70,47 @@ describe('validation cache', () => {
     expect(first.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect(await post('{ c }')).toEqual(first);
     expect(visits).toEqual(['Counting']);
+  });
+});
+
+describe('parse cache store', () => {
+  it('keeps at most its size, and the texts in use stay', () => {
+    const cache = createParseCache<number>(4);
+    for (let i = 0; i < 4; i += 1) cache.set(`q${i}`, i);
+    // q0 is read again: it moves to the young generation.
+    expect(cache.get('q0')).toBe(0);
+    for (let i = 4; i < 8; i += 1) cache.set(`q${i}`, i);
+    const kept = Array.from({ length: 8 }, (_, i) => cache.get(`q${i}`)).filter(
+      (value) => value !== undefined,
+    );
+    expect(kept.length).toBeLessThanOrEqual(4);
+    expect(cache.get('q7')).toBe(7);
+    expect(cache.get('q1')).toBeUndefined();
+  });
+
+  it('serves the same document object for the same text through the gateway', async () => {
+    const documents = new Set<unknown>();
+    const remember: Plugin = { onExecute: ({ args }) => void documents.add(args.document) };
+    const yoga = createYoga({
+      schema: createSchema({
+        typeDefs: 'type Query { a: Int }',
+        resolvers: { Query: { a: () => 1 } },
+      }),
+      plugins: [remember],
+      parserAndValidationCache: {
+        documentCache: createParseCache(),
+        errorCache: createParseCache(),
+      },
+      logging: false,
+    });
+    for (let i = 0; i < 3; i += 1) {
+      const response = await yoga.fetch('http://localhost/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ a }' }),
+      });
+      expect(await response.json()).toEqual({ data: { a: 1 } });
+    }
+    expect(documents.size).toBe(1);
   });
 });

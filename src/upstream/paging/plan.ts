@@ -163,8 +163,21 @@ export const PLANNER_ATTRS: ReadonlySet<string> = new Set<string>([
   'updated_at',
 ]);
 
+/** Limits resolved once per options object: every connection field of every request asks. */
+const resolved = new WeakMap<Partial<PagingLimits>, PagingLimits>();
+const NO_LIMITS: Partial<PagingLimits> = Object.freeze({});
+
 export function resolveLimits(partial: Partial<PagingLimits> | undefined): PagingLimits {
-  const limits = { ...DEFAULT_PAGING_LIMITS, ...partial };
+  const given = partial ?? NO_LIMITS;
+  let limits = resolved.get(given);
+  if (limits === undefined) {
+    limits = checkLimits({ ...DEFAULT_PAGING_LIMITS, ...given });
+    resolved.set(given, Object.freeze(limits));
+  }
+  return limits;
+}
+
+function checkLimits(limits: PagingLimits): PagingLimits {
   const positive = (name: keyof PagingLimits, max = Number.MAX_SAFE_INTEGER) => {
     const value = limits[name];
     if (!Number.isSafeInteger(value) || value < 1 || value > max) {

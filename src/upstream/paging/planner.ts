@@ -80,6 +80,17 @@ class LazyEdge<T> implements Edge<T> {
   }
 }
 
+let lastMs = Number.NaN;
+let lastIso = '';
+/** The ISO form of an epoch ms, remembered for the last one: requests of one ms share a pin. */
+function isoInstant(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
+
 /**
  * Pages a connection. Throws BadUserInputError (no upstream call) for bad arguments, cursors or
  * filter values, and UpstreamBudgetExceededError (no upstream call) when the plan does not fit
@@ -156,8 +167,7 @@ export function planWalk<T>(options: PaginateOptions<T>): PlannedWalk<T> {
     badInput('`after` and `before` come from different walks of this connection', 'before');
   }
   const now = options.now ?? Date.now;
-  const pin =
-    after?.pin ?? before?.pin ?? new Date(now() - limits.consistencyBufferMs).toISOString();
+  const pin = after?.pin ?? before?.pin ?? isoInstant(now() - limits.consistencyBufferMs);
   const pinAttr = sortKey === 'updated_at' ? 'updated_at' : 'created_at';
   const base = [...userClauses];
   if (since !== undefined) base.push(filterClause('ge', 'updated_at', since));

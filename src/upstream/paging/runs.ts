@@ -175,7 +175,8 @@ export async function offsetRun<T>(
     slices.map((s) => () => fetchRows(walk, desc, s.offset, s.limit, [])),
     walk.limits.concurrency,
   );
-  const rows = pages.flatMap((p) => p.rows);
+  // One page (most runs) is its rows as they are: flatMap is slow in V8 even for one array.
+  const rows = pages.length === 1 ? (pages[0] as Fetched<T>).rows : pages.flatMap((p) => p.rows);
   const total = pages[0]?.total ?? 0;
   return {
     rows,
