@@ -33,9 +33,16 @@ import {
   type QueryLimits,
   securityYogaOptions,
 } from './armor.ts';
-import { callerLimitPlugins } from './caller-limit.ts';
+import { createCallerLimit } from './caller-limit.ts';
 import { committedWritesPlugin } from './committed-writes.ts';
-import { type CompiledStats, compiledDocumentsPlugin, compileManifest } from './compiled/plugin.ts';
+import type { LaneSettings } from './compiled/lane.ts';
+import {
+  type CompiledStats,
+  compiledDocumentsPlugin,
+  compileManifest,
+  createCompiledStats,
+  createPlanRegistry,
+} from './compiled/plugin.ts';
 import { type CorsOrigins, corsPlugin } from './cors.ts';
 import { type GraphiQLToken, graphiqlPlugin, renderGraphiQLPage } from './graphiql.ts';
 import { createHealth, type Health } from './health.ts';
@@ -209,6 +216,11 @@ export interface GatewaySettings {
   notCompiled: readonly { id: string; reason: string }[];
   /** The gateway's metrics, unless turned off. */
   metrics?: Metrics | undefined;
+  /**
+   * The direct lane of compiled documents (./compiled/lane.ts), when there are plans and no
+   * tracer; the listener adds Yoga's masking.
+   */
+  lane?: LaneSettings | undefined;
 }
 const settingsOf = new WeakMap<Gateway, GatewaySettings>();
 
@@ -303,12 +315,26 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const schemaSource = options.schemaSource;
   const jit: JitStats = { compiled: 0, normal: 0 };
-  const compiled: CompiledStats = { compiled: 0, fallback: 0 };
+  const compiled: CompiledStats = createCompiledStats();
   // Plans for the static schema are made here; the typed schema gets its own on first use.
   const manifest =
     options.persistedDocuments && options.compiledDocuments !== false
       ? compileManifest(schema, options.persistedDocuments)
       : undefined;
+  const registry = manifest ? createPlanRegistry(manifest) : undefined;
+  const callerLimit = createCallerLimit({
+    rate: options.callerRateLimit ?? 0,
+    burst: options.callerRateBurst,
+    redis: options.redis,
+    onSharedStateChange:
+      options.onSharedStateChange ??
+      ((degraded, detail) =>
+        logger ? logger.log(degraded ? 'warn' : 'info', detail, {}) : undefined),
+  });
+  const operationLimits = operationLimitsPlugin({
+    limits: options.queryLimits,
+    maxFirst: paging.maxFirst,
+  });
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     // A factory is asked once per request, which then keeps that schema to its end.
     schema: schemaSource ? () => schemaSource.current() : schema,
@@ -365,15 +391,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(tracing ? [tracing.plugin] : []),
       ...(graphiqlEnabled ? [graphiqlPlugin()] : []),
       // Before anything reads the request: a caller over its limit costs nothing more.
-      ...callerLimitPlugins({
-        rate: options.callerRateLimit ?? 0,
-        burst: options.callerRateBurst,
-        redis: options.redis,
-        onSharedStateChange:
-          options.onSharedStateChange ??
-          ((degraded, detail) =>
-            logger ? logger.log(degraded ? 'warn' : 'info', detail, {}) : undefined),
-      }),
+      ...callerLimit.plugins,
       ...createSecurityPlugins({
         introspection: options.introspection,
         csrfPrevention: options.csrfPrevention,
@@ -387,9 +405,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         : []),
       ...(options.jit === false ? [] : [jitPlugin(jit)]),
       // After jit (its plans replace the executor jit chose), before the limits (they wrap it).
-      ...(manifest ? [compiledDocumentsPlugin(manifest, compiled)] : []),
+      ...(registry ? [compiledDocumentsPlugin(registry, compiled)] : []),
       // After jit: it wraps whichever executor runs, judging the variables' values first.
-      operationLimitsPlugin({ limits: options.queryLimits, maxFirst: paging.maxFirst }),
+      operationLimits,
       // Before Yoga's masking, which runs after every plugin given here.
       committedWritesPlugin(),
       finishSessionPlugin,
@@ -408,6 +426,22 @@ export function createGateway(options: GatewayOptions): Gateway {
     compiled,
     notCompiled: manifest?.skipped ?? [],
     metrics,
+    lane:
+      registry && options.persistedDocuments && !tracing
+        ? {
+            endpoint: graphqlEndpoint,
+            documents: options.persistedDocuments,
+            registry,
+            schema: schemaSource ? () => schemaSource.current() : () => schema,
+            createContext,
+            stats: compiled,
+            cors: options.corsOrigins ?? [],
+            callerTake: callerLimit.take,
+            judge: operationLimits.judge,
+            metrics,
+            logger: logger || undefined,
+          }
+        : undefined,
   });
   return yoga;
 }

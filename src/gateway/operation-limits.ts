@@ -313,7 +313,17 @@ function listLength(value: unknown): number {
   return value === null || value === undefined ? 0 : 1;
 }
 
-export function operationLimitsPlugin(options: OperationLimitsOptions = {}): Plugin {
+/** The refusal of an operation by its variables' values, or undefined when it may run. */
+export type OperationJudge = (
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variableValues: unknown,
+) => GraphQLError | undefined;
+
+export function operationLimitsPlugin(
+  options: OperationLimitsOptions = {},
+): Plugin & { judge: OperationJudge } {
   const limits = resolveQueryLimits(options.limits);
   const max = limits.maxListItems;
   const model = costModelOptions(options.maxFirst);
@@ -412,6 +422,8 @@ export function operationLimitsPlugin(options: OperationLimitsOptions = {}): Plu
   };
 
   return {
+    // The direct lane of compiled documents (./compiled/lane.ts) asks the same judge.
+    judge: refusalOf,
     onExecute({ executeFn, setExecuteFn }) {
       setExecuteFn((args) => {
         const refused =

@@ -78,6 +78,8 @@ export interface FieldStep {
 
 export interface CompiledPlan {
   schema: GraphQLSchema;
+  /** The parsed document (the operation limits judge it: src/gateway/operation-limits.ts). */
+  document: DocumentNode;
   operation: OperationDefinitionNode;
   fragments: Record<string, FragmentDefinitionNode>;
   rootType: GraphQLObjectType;
@@ -141,6 +143,7 @@ function compileValid(schema: GraphQLSchema, document: DocumentNode): CompiledPl
   const fields = compileSelection(schema, fragments, rootType, [operation.selectionSet], counter);
   return {
     schema,
+    document,
     operation,
     fragments,
     rootType,

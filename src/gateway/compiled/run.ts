@@ -60,16 +60,36 @@ export function runPlan(
   rootValue: unknown,
   inputs: Record<string, unknown> | null | undefined,
 ): ExecutionResult | Promise<ExecutionResult> | typeof BAD_VARIABLES {
-  let variableValues: unknown;
-  if (plan.hasVariables) {
-    const coerced = getVariableValues(
-      plan.schema,
-      plan.operation.variableDefinitions ?? [],
-      inputs ?? {},
-    );
-    if ('errors' in coerced && coerced.errors) return BAD_VARIABLES;
-    variableValues = (coerced as { variableValues: unknown }).variableValues;
-  }
+  const variableValues = coerceVariables(plan, inputs);
+  if (variableValues === BAD_VARIABLES) return BAD_VARIABLES;
+  return runCoerced(plan, contextValue, rootValue, variableValues);
+}
+
+/**
+ * The request's variables coerced as graphql-js coerces them (undefined when the operation
+ * declares none); BAD_VARIABLES when they do not coerce.
+ */
+export function coerceVariables(
+  plan: CompiledPlan,
+  inputs: Record<string, unknown> | null | undefined,
+): unknown {
+  if (!plan.hasVariables) return undefined;
+  const coerced = getVariableValues(
+    plan.schema,
+    plan.operation.variableDefinitions ?? [],
+    inputs ?? {},
+  );
+  if ('errors' in coerced && coerced.errors) return BAD_VARIABLES;
+  return (coerced as { variableValues: unknown }).variableValues;
+}
+
+/** Runs the plan with variables already coerced (coerceVariables). */
+export function runCoerced(
+  plan: CompiledPlan,
+  contextValue: unknown,
+  rootValue: unknown,
+  variableValues: unknown,
+): ExecutionResult | Promise<ExecutionResult> {
   const state: RunState = { plan, contextValue, rootValue, variableValues, errors: [] };
   let data: unknown;
   try {
