@@ -220,21 +220,24 @@ export function createContextFactory(options: ContextFactoryOptions) {
           Math.max(1, deadlineAt - Date.now()),
         );
         timer.unref();
-        abortOperation = (reason) => controller.abort(reason);
+        clearDeadline = () => clearTimeout(timer);
+        // Every abort but the timer's own also clears the deadline timer (no listener on the
+        // signal for it: each is an event dispatch when it aborts, and an allocation when not).
+        abortOperation = (reason) => {
+          clearTimeout(timer);
+          controller.abort(reason);
+        };
         // The request's own signal aborts when the client goes away: its calls end as a client
         // cancellation (CLIENT_CLOSED_REQUEST in logs and metrics), never as an upstream failure.
         const source = request.signal;
         const clientClosed = () =>
-          controller.abort(
+          abortOperation?.(
             new ClientClosedRequestError('The client closed the request', {
               cause: source?.reason,
             }),
           );
         if (source?.aborted) clientClosed();
         else source?.addEventListener('abort', clientClosed, { once: true });
-        clearDeadline = () => clearTimeout(timer);
-        // Aborting also clears the deadline timer.
-        signal.addEventListener('abort', clearDeadline, { once: true });
         // Every upstream call in flight listens on it (one listener per attempt, removed after),
         // and an operation may have as many in flight as its budget: Node's default of 10
         // listeners would warn of a leak for any query with more than 10 calls at once.
