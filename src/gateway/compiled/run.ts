@@ -191,9 +191,9 @@ function executeField(
           infoFor(state, step, path),
         );
       }
-    } else if (step.nodeId !== undefined && !isPromiseLike((value = step.nodeId(source)))) {
+    } else if (step.nodeId !== undefined && !isPromiseLike(nodeIdOf(step, source))) {
       // What the relay plugin's id resolver answers for a raw id that is no promise.
-      value = encodeGlobalID(step.parentType.name, String(value));
+      value = encodeGlobalID(step.parentType.name, String(nodeIdOf(step, source)));
     } else {
       path ??= pathOf(step, parentPath);
       const args = step.variableArgs
@@ -227,6 +227,11 @@ function executeField(
   } catch (error) {
     return fieldError(state, step, step.complete, error, path ?? pathOf(step, parentPath));
   }
+}
+
+/** The raw id of a Node (step.nodeId): a property read, asked twice rather than kept. */
+function nodeIdOf(step: FieldStep, source: unknown): unknown {
+  return (step.nodeId as (parent: unknown) => unknown)(source);
 }
 
 function pathOf(step: FieldStep, prev: Path | undefined): Path {
