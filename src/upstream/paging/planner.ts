@@ -52,9 +52,26 @@ import { type Anchor, fetchWindow } from './window.ts';
  * the query selects it (the default resolver reads the property), so a page fetched for its
  * nodes and `pageInfo.endCursor` encodes two cursors, not one per record.
  */
+/** The cursor encoder of one page (createCursorEncoder), made on first use. */
+class PageCursors {
+  readonly #identity: CursorIdentity;
+  readonly #pin: string;
+  readonly #total: number;
+  #encoder: CursorEncoder | undefined;
+  constructor(identity: CursorIdentity, pin: string, total: number) {
+    this.#identity = identity;
+    this.#pin = pin;
+    this.#total = total;
+  }
+  encode(index: number, sortValue: string | undefined, id: string): string {
+    this.#encoder ??= createCursorEncoder(this.#identity, this.#pin, this.#total);
+    return this.#encoder(index, sortValue, id);
+  }
+}
+
 class LazyEdge<T> implements Edge<T> {
   readonly node: T;
-  readonly #encoder: CursorEncoder;
+  readonly #cursors: PageCursors;
   readonly #index: number;
   readonly #sortValue: string | undefined;
   readonly #id: string;
@@ -62,21 +79,39 @@ class LazyEdge<T> implements Edge<T> {
 
   constructor(
     node: T,
-    encoder: CursorEncoder,
+    cursors: PageCursors,
     index: number,
     sortValue: string | undefined,
     id: string,
   ) {
     this.node = node;
-    this.#encoder = encoder;
+    this.#cursors = cursors;
     this.#index = index;
     this.#sortValue = sortValue;
     this.#id = id;
   }
 
   get cursor(): string {
-    this.#cursor ??= this.#encoder(this.#index, this.#sortValue, this.#id);
+    this.#cursor ??= this.#cursors.encode(this.#index, this.#sortValue, this.#id);
     return this.#cursor;
+  }
+}
+
+/** A page's info, its cursors read from its edges when asked. */
+class LazyPageInfo<T> {
+  readonly hasNextPage: boolean;
+  readonly hasPreviousPage: boolean;
+  readonly #edges: readonly Edge<T>[];
+  constructor(edges: readonly Edge<T>[], hasNextPage: boolean, hasPreviousPage: boolean) {
+    this.#edges = edges;
+    this.hasNextPage = hasNextPage;
+    this.hasPreviousPage = hasPreviousPage;
+  }
+  get startCursor(): string | null {
+    return this.#edges[0]?.cursor ?? null;
+  }
+  get endCursor(): string | null {
+    return this.#edges[this.#edges.length - 1]?.cursor ?? null;
   }
 }
 
@@ -165,18 +200,16 @@ export async function paginate<T>(options: PaginateOptions<T>): Promise<Connecti
   );
 
   const { total } = window;
-  // Made when the first cursor is read: many queries read none (no cursor, no pageInfo).
-  let encoder: CursorEncoder | undefined;
-  const encode: CursorEncoder = (index, sortValue, id) => {
-    encoder ??= createCursorEncoder(identity, pin, total);
-    return encoder(index, sortValue, id);
-  };
+  // The cursors of this page, made when the first one is read: many queries read none. An
+  // object of its own, not a closure: a closure here would hold this whole call's scope (the
+  // walk, its pages and rows) for as long as any edge lives.
+  const cursors = new PageCursors(identity, pin, total);
   const edges = window.rows.map((row, k) => {
     const runIndex = window.start + k;
     const index = backward ? total - 1 - runIndex : runIndex;
     return new LazyEdge(
       row.node,
-      encode,
+      cursors,
       index,
       sortKey === 'id' ? undefined : row.pos.value,
       row.pos.id,
@@ -185,16 +218,11 @@ export async function paginate<T>(options: PaginateOptions<T>): Promise<Connecti
   if (backward) edges.reverse();
   return {
     edges,
-    pageInfo: {
-      hasNextPage: backward ? window.less : window.more,
-      hasPreviousPage: backward ? window.more : window.less,
-      get startCursor() {
-        return edges[0]?.cursor ?? null;
-      },
-      get endCursor() {
-        return edges[edges.length - 1]?.cursor ?? null;
-      },
-    },
+    pageInfo: new LazyPageInfo(
+      edges,
+      backward ? window.less : window.more,
+      backward ? window.more : window.less,
+    ),
     totalCount: total,
     pinnedAt: pin,
   };
