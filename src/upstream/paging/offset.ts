@@ -30,6 +30,7 @@ import {
   type Connection,
   type ConnectionArgs,
   type Edge,
+  LazyPageInfo,
   type ListPage,
   type ListQuery,
   MAX_FILTER_CLAUSES,
@@ -201,16 +202,11 @@ export async function paginateByOffset<T>(
   const edges = rows.map((node, k) => new OffsetEdge(node, encode, from + k));
   return {
     edges,
-    pageInfo: {
-      hasNextPage: backward ? before !== undefined && stop < size : stop < (hi ?? size),
-      hasPreviousPage: from > (backward ? lo : 0),
-      get startCursor() {
-        return edges[0]?.cursor ?? null;
-      },
-      get endCursor() {
-        return edges[edges.length - 1]?.cursor ?? null;
-      },
-    },
+    pageInfo: new LazyPageInfo(
+      edges,
+      backward ? before !== undefined && stop < size : stop < (hi ?? size),
+      from > (backward ? lo : 0),
+    ),
     totalCount: size,
     // An offset walk has no pinned bound; its connection type has no `pinnedAt` field.
     pinnedAt: '',

@@ -37,6 +37,7 @@ import {
   badInput,
   type Connection,
   type Edge,
+  LazyPageInfo,
   MAX_FILTER_CLAUSES,
   type PaginateOptions,
   PLANNER_ATTRS,
@@ -94,24 +95,6 @@ class LazyEdge<T> implements Edge<T> {
   get cursor(): string {
     this.#cursor ??= this.#cursors.encode(this.#index, this.#sortValue, this.#id);
     return this.#cursor;
-  }
-}
-
-/** A page's info, its cursors read from its edges when asked. */
-class LazyPageInfo<T> {
-  readonly hasNextPage: boolean;
-  readonly hasPreviousPage: boolean;
-  readonly #edges: readonly Edge<T>[];
-  constructor(edges: readonly Edge<T>[], hasNextPage: boolean, hasPreviousPage: boolean) {
-    this.#edges = edges;
-    this.hasNextPage = hasNextPage;
-    this.hasPreviousPage = hasPreviousPage;
-  }
-  get startCursor(): string | null {
-    return this.#edges[0]?.cursor ?? null;
-  }
-  get endCursor(): string | null {
-    return this.#edges[this.#edges.length - 1]?.cursor ?? null;
   }
 }
 
