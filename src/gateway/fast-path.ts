@@ -14,7 +14,9 @@
  * `onParams`, envelop's parse/validate/context/execute with masking and armor,
  * `onExecutionResult`, `onResultProcess` with Yoga's result processor, and `onResponse` (CORS,
  * request log) — on light request and response objects (./fast-path-shims.ts), and writes the
- * response itself. This module picks the requests that take it and reads their bodies.
+ * response itself. This module picks the requests that take it and reads their bodies; a body
+ * naming a compiled trusted document goes first to the direct lane (./compiled/lane.ts), which
+ * answers it without the pipeline or leaves it here.
  * Everything else (GET, GraphiQL, health, other content types, bodies without a Content-Length
  * or over the limit, streaming Accept types) goes to Yoga's handler untouched.
  * test/gateway/fast-path.test.ts sends one corpus through both paths and compares status,
