@@ -205,10 +205,23 @@ export function createLane(options: LaneOptions): Lane | undefined {
     };
   };
 
-  const run = (req: IncomingMessage, res: ServerResponse, asked: Asked, started: number) => {
+  const run = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    asked: Asked,
+    started: number,
+    ordinary: () => void,
+  ) => {
+    let context: GatewayContext;
+    try {
+      context = options.createContext(new LaneRequest(req, res));
+    } catch {
+      // Nothing is counted yet: the ordinary path meets the same failure and answers it.
+      decline('context failed');
+      ordinary();
+      return;
+    }
     metrics?.lane.begin();
-    const request = new LaneRequest(req, res);
-    const context = options.createContext(request);
     if (asked.operationHeaders !== undefined) context.operation.headers = asked.operationHeaders;
     stats.lane += 1;
     const done = (result: ExecutionResult) => {
@@ -314,18 +327,18 @@ export function createLane(options: LaneOptions): Lane | undefined {
     if (typeof asked === 'string') return decline(asked);
     const take = options.callerTake;
     if (take === undefined) {
-      run(req, res, asked, started);
+      run(req, res, asked, started, ordinary);
       return true;
     }
     const wait = take(req.headers.authorization ?? null, req.socket.remoteAddress);
     if (typeof wait === 'number') {
       if (wait !== 0) return decline('caller over its rate');
-      run(req, res, asked, started);
+      run(req, res, asked, started, ordinary);
       return true;
     }
     wait.then(
       (later) => {
-        if (later === 0) run(req, res, asked, started);
+        if (later === 0) run(req, res, asked, started, ordinary);
         else {
           decline('caller over its rate');
           ordinary();
