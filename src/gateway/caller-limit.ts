@@ -32,6 +32,12 @@ export interface CallerLimitOptions {
   buckets: Buckets;
 }
 
+/** Takes a caller's token: 0 when taken, else ms until one may be (refused; none was taken). */
+export type CallerTake = (
+  authorization: string | null,
+  address: string | undefined,
+) => Wait | Promise<Wait>;
+
 interface ServerContextLike {
   req?: { socket?: { remoteAddress?: string | undefined } };
 }
@@ -45,11 +51,10 @@ function refusal(wait: number, rate: number): GraphQLError {
   return new GraphQLError(error.message, { extensions: error.answerExtensions });
 }
 
-export function callerLimitPlugin(options: CallerLimitOptions): Plugin {
-  const { buckets } = options;
+/** The caller's bucket key and a take of its token, shared by the plugin and the direct lane. */
+export function callerTake(buckets: Buckets): CallerTake {
   const keys = new Map<string, string>();
-
-  const keyOf = (authorization: string | null, serverContext: unknown): string => {
+  const keyOf = (authorization: string | null, address: string | undefined): string => {
     if (authorization !== null && authorization !== '') {
       let key = keys.get(authorization);
       if (key === undefined) {
@@ -59,17 +64,24 @@ export function callerLimitPlugin(options: CallerLimitOptions): Plugin {
       }
       return key;
     }
-    const address = (serverContext as ServerContextLike | undefined)?.req?.socket?.remoteAddress;
     return `a:${address ?? 'unknown'}`;
   };
+  return (authorization, address) => buckets.take(keyOf(authorization, address));
+}
 
+export function callerLimitPlugin(
+  options: CallerLimitOptions,
+  take = callerTake(options.buckets),
+): Plugin {
+  const { buckets } = options;
   const judge = (wait: Wait): void => {
     if (wait !== 0) throw refusal(wait, buckets.rate);
   };
 
   return {
     onRequestParse({ request, serverContext }) {
-      const wait = buckets.take(keyOf(request.headers.get('authorization'), serverContext));
+      const address = (serverContext as ServerContextLike | undefined)?.req?.socket?.remoteAddress;
+      const wait = take(request.headers.get('authorization'), address);
       if (typeof wait === 'number') {
         judge(wait);
         return;
@@ -92,8 +104,16 @@ export interface CallerLimitSettings {
 
 /** The per-caller limit's plugin when a rate is set: this process's buckets, or every replica's. */
 export function callerLimitPlugins(settings: CallerLimitSettings): Plugin[] {
+  return createCallerLimit(settings).plugins;
+}
+
+/** The per-caller limit: its plugin, and its take for the direct lane (none without a rate). */
+export function createCallerLimit(settings: CallerLimitSettings): {
+  plugins: Plugin[];
+  take: CallerTake | undefined;
+} {
   const { rate, redis } = settings;
-  if (rate <= 0) return [];
+  if (rate <= 0) return { plugins: [], take: undefined };
   const burst = settings.burst || rate;
   const buckets = redis
     ? createSharedBuckets({
@@ -105,5 +125,6 @@ export function callerLimitPlugins(settings: CallerLimitSettings): Plugin[] {
         ...(settings.onSharedStateChange ? { onFallback: settings.onSharedStateChange } : {}),
       })
     : createLocalBuckets({ rate, burst });
-  return [callerLimitPlugin({ buckets })];
+  const take = callerTake(buckets);
+  return { plugins: [callerLimitPlugin({ buckets }, take)], take };
 }

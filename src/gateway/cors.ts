@@ -26,6 +26,39 @@ const PREFLIGHT_MAX_AGE = '600';
 const EXPOSED_HEADERS = 'x-request-id';
 
 /**
+ * The CORS headers of the answer to a request other than a preflight, from its Origin header,
+ * as name, value, name, value… in the order the plugin sets them (the direct lane of compiled
+ * documents writes them itself: ./compiled/lane.ts). Empty when the request has no Origin.
+ */
+export function corsAnswerHeaders(origins: CorsOrigins): (origin: string | null) => string[] {
+  const anyOrigin = origins === '*';
+  const listed = new Set(anyOrigin ? [] : origins);
+  const varyOnOrigin = listed.size > 0;
+  const none: string[] = [];
+  const vary = ['vary', 'Origin'];
+  const star = [
+    'access-control-allow-origin',
+    '*',
+    'access-control-expose-headers',
+    EXPOSED_HEADERS,
+  ];
+  return (origin) => {
+    if (origin === null) return none;
+    if (anyOrigin) return star;
+    if (!listed.has(origin)) return varyOnOrigin ? vary : none;
+    return [
+      ...(varyOnOrigin ? vary : none),
+      'access-control-allow-origin',
+      origin,
+      'access-control-allow-credentials',
+      'true',
+      'access-control-expose-headers',
+      EXPOSED_HEADERS,
+    ];
+  };
+}
+
+/**
  * The plugin that answers preflights and adds the CORS headers; createGateway puts it first and
  * turns Yoga's own CORS off.
  */

@@ -35,9 +35,16 @@ import {
   type QueryLimits,
   securityYogaOptions,
 } from './armor.ts';
-import { callerLimitPlugins } from './caller-limit.ts';
+import { createCallerLimit } from './caller-limit.ts';
 import { committedWritesPlugin } from './committed-writes.ts';
-import { type CompiledStats, compiledDocumentsPlugin, compileManifest } from './compiled/plugin.ts';
+import type { LaneSettings } from './compiled/lane.ts';
+import {
+  type CompiledStats,
+  compiledDocumentsPlugin,
+  compileManifest,
+  createCompiledStats,
+  createPlanRegistry,
+} from './compiled/plugin.ts';
 import { type CorsOrigins, corsPlugin } from './cors.ts';
 import type { EventBus } from './events/bus.ts';
 import { createMemoryBus } from './events/memory-bus.ts';
@@ -242,6 +249,11 @@ export interface GatewaySettings {
   metrics?: Metrics | undefined;
   /** The bus its subscriptions follow (given, or its own). */
   events: EventBus;
+  /**
+   * The direct lane of compiled documents (./compiled/lane.ts), when there are plans and no
+   * tracer; the listener adds Yoga's masking.
+   */
+  lane?: LaneSettings | undefined;
 }
 const settingsOf = new WeakMap<Gateway, GatewaySettings>();
 
@@ -336,11 +348,11 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const schemaSource = options.schemaSource;
   const jit: JitStats = { compiled: 0, normal: 0 };
-  const compiled: CompiledStats = { compiled: 0, fallback: 0 };
+  const compiled: CompiledStats = createCompiledStats();
   // Plans for the static schema are made here; the typed schema gets its own on first use.
   const manifest =
     options.persistedDocuments && options.compiledDocuments !== false
-      ? compileManifest(schema, options.persistedDocuments)
+      ? compileManifest(withIncrementalDelivery(schema), options.persistedDocuments)
       : undefined;
   const eventOptions = options.events ?? {};
   const events =
@@ -351,6 +363,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
   const withEvents = (context: GatewayContext) =>
     Object.assign(context, { [EVENT_FEED_KEY]: events });
+  const registry = manifest ? createPlanRegistry(manifest) : undefined;
+  const callerLimit = createCallerLimit({
+    rate: options.callerRateLimit ?? 0,
+    burst: options.callerRateBurst,
+    redis: options.redis,
+    onSharedStateChange:
+      options.onSharedStateChange ??
+      ((degraded, detail) =>
+        logger ? logger.log(degraded ? 'warn' : 'info', detail, {}) : undefined),
+  });
+  const operationLimits = operationLimitsPlugin({
+    limits: options.queryLimits,
+    maxFirst: paging.maxFirst,
+  });
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     // A factory is asked once per request, which then keeps that schema to its end. Served with
     // @defer and @stream (./incremental.ts).
@@ -420,15 +446,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(tracing ? [tracing.plugin] : []),
       ...(graphiqlEnabled ? [graphiqlPlugin()] : []),
       // Before anything reads the request: a caller over its limit costs nothing more.
-      ...callerLimitPlugins({
-        rate: options.callerRateLimit ?? 0,
-        burst: options.callerRateBurst,
-        redis: options.redis,
-        onSharedStateChange:
-          options.onSharedStateChange ??
-          ((degraded, detail) =>
-            logger ? logger.log(degraded ? 'warn' : 'info', detail, {}) : undefined),
-      }),
+      ...callerLimit.plugins,
       ...createSecurityPlugins({
         introspection: options.introspection,
         csrfPrevention: options.csrfPrevention,
@@ -442,7 +460,6 @@ export function createGateway(options: GatewayOptions): Gateway {
         : []),
       ...(options.jit === false ? [] : [jitPlugin(jit)]),
       // After jit (its plans replace the executor jit chose), before the limits (they wrap it).
-      ...(manifest ? [compiledDocumentsPlugin(manifest, compiled)] : []),
       // Before the limits, which wrap whichever subscribe runs as they wrap the executor.
       subscriptionsPlugin,
       // After jit (which compiles no document using @defer/@stream), before the limits.
@@ -454,8 +471,9 @@ export function createGateway(options: GatewayOptions): Gateway {
             production ? false : globalThis.process?.env?.NODE_ENV === 'development',
           ),
       }),
+      ...(registry ? [compiledDocumentsPlugin(registry, compiled)] : []),
       // After jit: it wraps whichever executor runs, judging the variables' values first.
-      operationLimitsPlugin({ limits: options.queryLimits, maxFirst: paging.maxFirst }),
+      operationLimits,
       // Before Yoga's masking, which runs after every plugin given here.
       committedWritesPlugin(),
       finishSessionPlugin,
@@ -481,6 +499,25 @@ export function createGateway(options: GatewayOptions): Gateway {
     notCompiled: manifest?.skipped ?? [],
     metrics,
     events,
+    lane:
+      registry && options.persistedDocuments && !tracing
+        ? {
+            endpoint: graphqlEndpoint,
+            documents: options.persistedDocuments,
+            registry,
+            // The schema Yoga serves (with @defer/@stream): the plans proven on it are the lane's.
+            schema: schemaSource
+              ? () => withIncrementalDelivery(schemaSource.current())
+              : () => withIncrementalDelivery(schema),
+            createContext,
+            stats: compiled,
+            cors: options.corsOrigins ?? [],
+            callerTake: callerLimit.take,
+            judge: operationLimits.judge,
+            metrics,
+            logger: logger || undefined,
+          }
+        : undefined,
   });
   return yoga;
 }

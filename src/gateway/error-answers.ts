@@ -32,29 +32,36 @@ export function capEcho(message: string): string {
  * long message is untouched.
  */
 export function errorEchoPlugin(): Plugin {
-  const cap = (error: GraphQLError): GraphQLError => {
-    const message = capEcho(error.message);
-    if (message === error.message) return error;
-    if (!(error instanceof GraphQLError)) return { ...(error as object), message } as GraphQLError;
-    return new GraphQLError(message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      originalError: error.originalError,
-      extensions: error.extensions,
-    });
-  };
   return {
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result) || Symbol.asyncIterator in result) return;
-      const errors = (result as { errors?: readonly GraphQLError[] }).errors;
-      if (errors === undefined || !errors.some((error) => error.message.length > MAX_ECHO)) {
-        return;
-      }
-      setResult({ ...result, errors: errors.map(cap) } as typeof result);
+      const capped = withCappedEcho(result as { errors?: readonly GraphQLError[] });
+      if (capped !== result) setResult(capped as typeof result);
     },
   };
+}
+
+function capError(error: GraphQLError): GraphQLError {
+  const message = capEcho(error.message);
+  if (message === error.message) return error;
+  if (!(error instanceof GraphQLError)) return { ...(error as object), message } as GraphQLError;
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: error.extensions,
+  });
+}
+
+/** A result whose errors' messages pass capEcho (the same object when none is long). */
+export function withCappedEcho<R extends { errors?: readonly GraphQLError[] }>(result: R): R {
+  const errors = result.errors;
+  if (errors === undefined || !errors.some((error) => error.message.length > MAX_ECHO)) {
+    return result;
+  }
+  return { ...result, errors: errors.map(capError) };
 }
 
 /** Where graphql-js prints a client's input object or list in a coercion message. */
@@ -106,26 +113,33 @@ export function withoutQuotedInput(message: string): string {
  * request-level errors → BAD_REQUEST.
  */
 export function errorCodesPlugin(): Plugin {
-  const withCode = (error: GraphQLError): GraphQLError => {
-    if (typeof error.extensions?.code === 'string') return error;
-    const message = withoutQuotedInput(error.message);
-    const coded = /^Variable "\$/.test(message)
-      ? new BadUserInputError(message)
-      : new BadRequestError(message);
-    return new GraphQLError(message, {
-      nodes: error.nodes,
-      source: error.source,
-      positions: error.positions,
-      path: error.path,
-      originalError: error.originalError,
-      extensions: { ...error.extensions, code: coded.code },
-    });
-  };
   return {
     onExecutionResult({ result, setResult }) {
       if (!result || Symbol.asyncIterator in result) return;
-      if (!result.errors?.some((e) => typeof e.extensions?.code !== 'string')) return;
-      setResult({ ...result, errors: result.errors.map(withCode) });
+      const coded = withErrorCodes(result);
+      if (coded !== result) setResult(coded);
     },
   };
+}
+
+function withCode(error: GraphQLError): GraphQLError {
+  if (typeof error.extensions?.code === 'string') return error;
+  const message = withoutQuotedInput(error.message);
+  const coded = /^Variable "\$/.test(message)
+    ? new BadUserInputError(message)
+    : new BadRequestError(message);
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, code: coded.code },
+  });
+}
+
+/** A result whose every error has a code (the same object when all have). */
+export function withErrorCodes<R extends { errors?: readonly GraphQLError[] }>(result: R): R {
+  if (!result.errors?.some((e) => typeof e.extensions?.code !== 'string')) return result;
+  return { ...result, errors: result.errors.map(withCode) };
 }

@@ -8,7 +8,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
 /** Headers over Node's incoming header object: the part of the Fetch API plugins use. */
-class IncomingHeaders {
+export class IncomingHeaders {
   readonly #raw: IncomingHttpHeaders;
   constructor(raw: IncomingHttpHeaders) {
     this.#raw = raw;
@@ -80,26 +80,37 @@ class ClientGoneSignal {
   }
 }
 
-/** A request whose body has been read: what Yoga's hooks and the session read of a Request. */
-export class BufferedRequest {
-  readonly method = 'POST';
-  readonly url: string;
+/**
+ * What the upstream session reads of a request (its headers, and a signal that aborts when the
+ * client goes away), over node:http: the direct lane of compiled documents gives its context
+ * no more (./compiled/lane.ts).
+ */
+export class IncomingRequest {
   readonly headers: IncomingHeaders;
-  readonly body = null;
-  readonly bodyUsed = false;
-  readonly #text: string;
   readonly #res: ServerResponse;
   #signal: ClientGoneSignal | undefined;
-  constructor(url: string, req: IncomingMessage, res: ServerResponse, text: string) {
-    this.url = url;
+  constructor(req: IncomingMessage, res: ServerResponse) {
     this.headers = new IncomingHeaders(req.headers);
-    this.#text = text;
     this.#res = res;
   }
   /** Aborts when the client goes away before the response is written (as Yoga's adapter). */
   get signal(): ClientGoneSignal {
     this.#signal ??= new ClientGoneSignal(this.#res);
     return this.#signal;
+  }
+}
+
+/** A request whose body has been read: what Yoga's hooks and the session read of a Request. */
+export class BufferedRequest extends IncomingRequest {
+  readonly method = 'POST';
+  readonly url: string;
+  readonly body = null;
+  readonly bodyUsed = false;
+  readonly #text: string;
+  constructor(url: string, req: IncomingMessage, res: ServerResponse, text: string) {
+    super(req, res);
+    this.url = url;
+    this.#text = text;
   }
   text(): Promise<string> {
     return Promise.resolve(this.#text);

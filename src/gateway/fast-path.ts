@@ -14,13 +14,16 @@
  * `onParams`, envelop's parse/validate/context/execute with masking and armor,
  * `onExecutionResult`, `onResultProcess` with Yoga's result processor, and `onResponse` (CORS,
  * request log) — on light request and response objects (./fast-path-shims.ts), and writes the
- * response itself. This module picks the requests that take it and reads their bodies.
+ * response itself. This module picks the requests that take it and reads their bodies; a body
+ * naming a compiled trusted document goes first to the direct lane (./compiled/lane.ts), which
+ * answers it without the pipeline or leaves it here.
  * Everything else (GET, GraphiQL, health, other content types, bodies without a Content-Length
  * or over the limit, streaming Accept types) goes to Yoga's handler untouched.
  * test/gateway/fast-path.test.ts sends one corpus through both paths and compares status,
  * headers and body byte for byte.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createLane } from './compiled/lane.ts';
 import { type Gateway, gatewaySettings } from './create-gateway.ts';
 import { createPipeline, type YogaInternals } from './fast-path-pipeline.ts';
 import { BufferedRequest, BufferedResponse, writeResponse } from './fast-path-shims.ts';
@@ -74,6 +77,8 @@ export function createRequestListener(
   const endpoint = gateway.graphqlEndpoint;
   const respond = createPipeline(yoga, masking);
   const waitUntil = (promise: Promise<unknown>) => yoga.waitUntil(promise);
+  // Trusted documents whose plans compiled skip the pipeline (./compiled/lane.ts).
+  const lane = settings.lane ? createLane({ ...settings.lane, masking }) : undefined;
 
   let fastPathRequests = 0;
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
@@ -100,26 +105,29 @@ export function createRequestListener(
       const text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString(
         'utf-8',
       );
-      const request = new BufferedRequest(
-        `http://${headers.host ?? 'localhost'}${endpoint}`,
-        req,
-        res,
-        text,
-      );
-      const serverContext = { req, res, waitUntil };
-      respond(request, serverContext).then(
-        (response) => writeResponse(res, response),
-        (error: unknown) => {
-          // What Yoga's adapter answers when its own handler throws.
-          const failure = error as { stack?: string; message?: string; status?: number };
-          writeResponse(
-            res,
-            new BufferedResponse(String(failure?.stack ?? failure?.message ?? error), {
-              status: failure?.status ?? 500,
-            }),
-          );
-        },
-      );
+      const ordinary = () => {
+        const request = new BufferedRequest(
+          `http://${headers.host ?? 'localhost'}${endpoint}`,
+          req,
+          res,
+          text,
+        );
+        const serverContext = { req, res, waitUntil };
+        respond(request, serverContext).then(
+          (response) => writeResponse(res, response),
+          (error: unknown) => {
+            // What Yoga's adapter answers when its own handler throws.
+            const failure = error as { stack?: string; message?: string; status?: number };
+            writeResponse(
+              res,
+              new BufferedResponse(String(failure?.stack ?? failure?.message ?? error), {
+                status: failure?.status ?? 500,
+              }),
+            );
+          },
+        );
+      };
+      if (lane === undefined || !lane(req, res, text, ordinary)) ordinary();
     });
     req.on('error', () => res.destroy());
   };

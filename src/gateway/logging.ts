@@ -177,6 +177,36 @@ export function requestedOperationName(params: {
   return typeof params.query === 'string' ? OPERATION_NAME.exec(params.query)?.[1] : undefined;
 }
 
+/** What one request line says (the plugin's, and the direct lane's: ./compiled/lane.ts). */
+export interface RequestLine {
+  requestId: string;
+  method: string;
+  path: string;
+  operationName: string | undefined;
+  status: number;
+  /** performance.now() when the request began. */
+  started: number;
+  upstreamCalls: number;
+  errorCodes: readonly string[];
+  traceId?: string | undefined;
+}
+
+/** Writes the `request` line. */
+export function writeRequestLine(logger: Logger, line: RequestLine): void {
+  logger.log('info', 'request', {
+    requestId: line.requestId,
+    method: line.method,
+    path: line.path,
+    operationName: line.operationName ?? null,
+    // nginx's 499: the client went away, so the status above it was never delivered.
+    status: line.errorCodes.includes('CLIENT_CLOSED_REQUEST') ? 499 : line.status,
+    durationMs: Math.round((performance.now() - line.started) * 100) / 100,
+    upstreamCalls: line.upstreamCalls,
+    ...(line.errorCodes.length > 0 ? { errors: [...new Set(line.errorCodes)] } : {}),
+    ...(line.traceId === undefined ? {} : { traceId: line.traceId }),
+  });
+}
+
 interface RequestState {
   started: number;
   /** The incoming id or the context's; made at the end only for a request that had neither. */
@@ -247,18 +277,16 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       const path = pathOf(request.url);
       if (quiet.has(path)) return;
       const used = state.context?.budget?.used;
-      const traceId = options.traceIdOf?.(request);
-      options.logger.log('info', 'request', {
+      writeRequestLine(options.logger, {
         requestId: state.requestId,
         method: request.method,
         path,
-        operationName: state.operationName ?? null,
-        // nginx's 499: the client went away, so the status above it was never delivered.
-        status: state.errorCodes.includes('CLIENT_CLOSED_REQUEST') ? 499 : response.status,
-        durationMs: Math.round((performance.now() - state.started) * 100) / 100,
+        operationName: state.operationName,
+        status: response.status,
+        started: state.started,
         upstreamCalls: typeof used === 'number' ? used : 0,
-        ...(state.errorCodes.length > 0 ? { errors: [...new Set(state.errorCodes)] } : {}),
-        ...(traceId === undefined ? {} : { traceId }),
+        errorCodes: state.errorCodes,
+        traceId: options.traceIdOf?.(request),
       });
     },
   };

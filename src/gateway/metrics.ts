@@ -77,6 +77,21 @@ export interface Metrics {
   schemaRefresh: (() => SchemaRefreshState) | undefined;
   /** The exposition text of every metric now. */
   render(): Promise<string>;
+  /**
+   * What the plugin records, for a request the direct lane of compiled documents answers
+   * (./compiled/lane.ts): `begin` where the plugin's onRequest counts it in flight, `end` where
+   * its onResponse records the executed operation `name` with its result and HTTP status.
+   */
+  readonly lane: {
+    begin(): void;
+    end(
+      started: number,
+      name: string | undefined,
+      used: number,
+      result: unknown,
+      status: number,
+    ): void;
+  };
 }
 
 /** Seconds; Prometheus' default buckets. */
@@ -376,12 +391,29 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   };
 
+  const lane: Metrics['lane'] = {
+    begin() {
+      inFlight.inc();
+    },
+    end(started, name, used, result, status) {
+      inFlight.dec();
+      let outcome = outcomeOf(result);
+      const unauthenticated = outcome !== 'ok' && saysUnauthenticated(result);
+      const operation = executed(name, used > 0 && !unauthenticated);
+      if (outcome === 'ok' && status >= 400) outcome = 'ERROR';
+      requests.inc(operation, outcome);
+      latency.observe((performance.now() - started) / 1000, operation);
+      callsPerOperation.observe(used);
+    },
+  };
+
   const metrics: Metrics = {
     plugin,
     observer,
     breakerState: undefined,
     schemaRefresh: undefined,
     render,
+    lane,
   };
 
   /** The breaker's and the typed schema's families only once something reports their state. */

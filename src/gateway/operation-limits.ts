@@ -314,7 +314,17 @@ function listLength(value: unknown): number {
   return value === null || value === undefined ? 0 : 1;
 }
 
-export function operationLimitsPlugin(options: OperationLimitsOptions = {}): Plugin {
+/** The refusal of an operation by its variables' values, or undefined when it may run. */
+export type OperationJudge = (
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variableValues: unknown,
+) => GraphQLError | undefined;
+
+export function operationLimitsPlugin(
+  options: OperationLimitsOptions = {},
+): Plugin & { judge: OperationJudge } {
   const limits = resolveQueryLimits(options.limits);
   const max = limits.maxListItems;
   const model = costModelOptions(options.maxFirst);
@@ -413,6 +423,8 @@ export function operationLimitsPlugin(options: OperationLimitsOptions = {}): Plu
   };
 
   return {
+    // The direct lane of compiled documents (./compiled/lane.ts) asks the same judge.
+    judge: refusalOf,
     // Judged when the operation is about to run, with the arguments it runs with; only a refused
     // one has its executor replaced, so an operation within the limits runs with no wrapper.
     onExecute({ args, setExecuteFn }) {

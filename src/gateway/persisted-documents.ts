@@ -152,7 +152,7 @@ export function loadPersistedDocuments(path: string | undefined): PersistedDocum
 }
 
 /** The text of a trusted document, by its id as sent or without a `sha256:` prefix. */
-function lookup(documents: PersistedDocuments, id: string): string | null {
+export function lookupDocument(documents: PersistedDocuments, id: string): string | null {
   const exact = documents.get(id);
   if (exact !== undefined) return exact;
   return id.startsWith('sha256:') ? (documents.get(id.slice(7)) ?? null) : null;
@@ -185,7 +185,7 @@ export function persistedDocumentsPlugin(documents: PersistedDocuments): Plugin 
       }
       return null;
     },
-    getPersistedOperation: (id) => lookup(documents, id),
+    getPersistedOperation: (id) => lookupDocument(documents, id),
     customErrors: {
       persistedQueryOnly: only,
       keyNotFound: only,

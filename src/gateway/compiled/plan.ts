@@ -46,6 +46,7 @@ import {
   validate,
   visit,
 } from 'graphql';
+import { builder } from '../../schema/builder.ts';
 import { isDescribedResolver } from './described-fields.ts';
 
 /** How a field's value is completed (graphql-js's completeValue, decided ahead of time). */
@@ -66,6 +67,14 @@ export interface FieldStep {
   defaultResolver?: boolean;
   /** A described resolver: the schema's own. */
   resolve?: GraphQLFieldResolver<unknown, unknown>;
+  /**
+   * A Node's global id, read without the relay plugin's async wrapper: the type's own id
+   * function (`builder.node(…, { id: { resolve } })`), its value encoded as the plugin encodes
+   * it; `resolve` is still called when that function answers a promise.
+   */
+  nodeId?: (parent: unknown) => unknown;
+  /** The field's response path is needed whether or not it fails (a resolver, an object, a list). */
+  needsPath: boolean;
   field?: GraphQLField<unknown, unknown>;
   nodes: readonly FieldNode[];
   parentType: GraphQLObjectType;
@@ -78,6 +87,8 @@ export interface FieldStep {
 
 export interface CompiledPlan {
   schema: GraphQLSchema;
+  /** The parsed document (the operation limits judge it: src/gateway/operation-limits.ts). */
+  document: DocumentNode;
   operation: OperationDefinitionNode;
   fragments: Record<string, FragmentDefinitionNode>;
   rootType: GraphQLObjectType;
@@ -141,6 +152,7 @@ function compileValid(schema: GraphQLSchema, document: DocumentNode): CompiledPl
   const fields = compileSelection(schema, fragments, rootType, [operation.selectionSet], counter);
   return {
     schema,
+    document,
     operation,
     fragments,
     rootType,
@@ -222,6 +234,7 @@ function compileSelection(
         returnType: type,
         args: {},
         variableArgs: false,
+        needsPath: false,
         complete: {
           kind: 'leaf',
           nonNull: true,
@@ -266,6 +279,9 @@ function compileSelection(
     const childSets = nodes
       .map((node) => node.selectionSet)
       .filter((set): set is SelectionSetNode => set !== undefined);
+    const complete = completion(schema, fragments, field.type, childSets, coordinate, counter);
+    const nodeId =
+      resolve !== undefined && name === 'id' ? nodeIdOf(schema, type, field) : undefined;
     steps.push({
       key,
       name,
@@ -281,10 +297,33 @@ function compileSelection(
       returnType: field.type,
       args,
       variableArgs,
-      complete: completion(schema, fragments, field.type, childSets, coordinate, counter),
+      ...(nodeId === undefined ? {} : { nodeId }),
+      needsPath: (prop === undefined && nodeId === undefined) || complete.kind !== 'leaf',
+      complete,
     });
   }
   return steps;
+}
+
+/**
+ * The id function of a Node type whose `id` field is the relay plugin's own, unwrapped (its
+ * resolver is `globalID`'s async one around `completeValue(id.resolve(parent), …)`, whose value
+ * is `encodeGlobalID(<type>, String(raw))` with the builder's encoding): a function of the
+ * parent alone. Undefined when anything differs (the field then calls its resolver).
+ */
+function nodeIdOf(
+  schema: GraphQLSchema,
+  type: GraphQLObjectType,
+  field: GraphQLField<unknown, unknown>,
+): ((parent: unknown) => unknown) | undefined {
+  const node = schema.getType('Node');
+  if (node === undefined || !type.getInterfaces().some((one) => one === node)) return undefined;
+  if (field.resolve !== field.extensions?.pothosOriginalResolve) return undefined;
+  if (builder.options.relay?.encodeGlobalID !== undefined) return undefined;
+  const options = type.extensions?.pothosOptions as { id?: { resolve?: unknown } } | undefined;
+  const resolve = options?.id?.resolve;
+  if (typeof resolve !== 'function' || resolve.length > 1) return undefined;
+  return resolve as (parent: unknown) => unknown;
 }
 
 function completion(

@@ -17,6 +17,14 @@ import { BAD_VARIABLES, runPlan } from './run.ts';
 export interface CompiledStats {
   compiled: number;
   fallback: number;
+  /** Requests the direct lane answered (./lane.ts). */
+  lane: number;
+  /** Requests naming a trusted document that the lane left to the ordinary path, by reason. */
+  declined: Record<string, number>;
+}
+
+export function createCompiledStats(): CompiledStats {
+  return { compiled: 0, fallback: 0, lane: 0, declined: {} };
 }
 
 export interface CompiledManifest {
@@ -55,16 +63,26 @@ export function compileManifest(
   return { schema, texts: new Set(documents.values()), plans, skipped };
 }
 
-/** The envelop plugin that runs compiled plans; it goes after jitPlugin, before the limits. */
-export function compiledDocumentsPlugin(
-  manifest: CompiledManifest,
-  stats: CompiledStats = { compiled: 0, fallback: 0 },
-): Plugin {
-  // Yoga's parse cache hands out one document object per text: the plan is found once per object
-  // and schema. The typed Custom API schema (swapped on refresh) gets plans of its own, made when
-  // a trusted document first runs on it: its base types and resolvers are the static schema's.
+/**
+ * The plans of a manifest by schema and document, and which of them the ordinary path has
+ * seen pass validation (with every rule the gateway adds: depth, cost, aliases, tokens…).
+ */
+export interface PlanRegistry {
+  /** The plan of a trusted document's text on this schema; null when it is not compiled. */
+  planFor(schema: GraphQLSchema, text: string): CompiledPlan | null;
+  /** The plan of a parsed document (Yoga's parse cache hands out one object per text). */
+  planOf(schema: GraphQLSchema, document: DocumentNode): CompiledPlan | null;
+  /** The document reached execution on this schema: it passed parsing and validation. */
+  proven(plan: CompiledPlan): boolean;
+  markProven(plan: CompiledPlan): void;
+}
+
+export function createPlanRegistry(manifest: CompiledManifest): PlanRegistry {
+  // The typed Custom API schema (swapped on refresh) gets plans of its own, made when a trusted
+  // document first runs on it: its base types and resolvers are the static schema's.
   const bySchema = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, CompiledPlan | null>>();
   const madeLater = new WeakMap<GraphQLSchema, Map<string, CompiledPlan | null>>();
+  const proven = new WeakSet<CompiledPlan>();
   const planFor = (schema: GraphQLSchema, text: string): CompiledPlan | null => {
     if (schema === manifest.schema) return manifest.plans.get(text) ?? null;
     let byText = madeLater.get(schema);
@@ -74,8 +92,7 @@ export function compiledDocumentsPlugin(
     }
     let plan = byText.get(text);
     if (plan === undefined) {
-      const result = compileDocument(schema, text);
-      plan = result.reason === undefined ? result.plan : null;
+      plan = manifest.texts.has(text) ? compiledOrNull(schema, text) : null;
       byText.set(text, plan);
     }
     return plan;
@@ -95,10 +112,33 @@ export function compiledDocumentsPlugin(
     return plan;
   };
   return {
+    planFor,
+    planOf,
+    proven: (plan) => proven.has(plan),
+    markProven(plan) {
+      proven.add(plan);
+    },
+  };
+}
+
+function compiledOrNull(schema: GraphQLSchema, text: string): CompiledPlan | null {
+  const result = compileDocument(schema, text);
+  return result.reason === undefined ? result.plan : null;
+}
+
+/** The envelop plugin that runs compiled plans; it goes after jitPlugin, before the limits. */
+export function compiledDocumentsPlugin(
+  registry: PlanRegistry,
+  stats: CompiledStats = createCompiledStats(),
+): Plugin {
+  return {
     onExecute({ args, executeFn, setExecuteFn }) {
       if (!args.document || !args.schema) return;
-      const plan = planOf(args.schema, args.document);
+      const plan = registry.planOf(args.schema, args.document);
       if (plan === null) return;
+      // Execution is reached only by a document that passed validation with the gateway's
+      // rules: from now on the direct lane (./lane.ts) may answer it without validating.
+      registry.markProven(plan);
       const name = args.operationName;
       if (name != null && name !== plan.operation.name?.value) return;
       setExecuteFn((executeArgs) => {

@@ -6,6 +6,8 @@
  * to its nearest nullable parent (the error recorded once, where it was caught). The errors are
  * graphql-js's own (`locatedError`), so Yoga masks and answers them as the ordinary path's.
  */
+
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import {
   type ExecutionResult,
   type GraphQLError,
@@ -60,16 +62,36 @@ export function runPlan(
   rootValue: unknown,
   inputs: Record<string, unknown> | null | undefined,
 ): ExecutionResult | Promise<ExecutionResult> | typeof BAD_VARIABLES {
-  let variableValues: unknown;
-  if (plan.hasVariables) {
-    const coerced = getVariableValues(
-      plan.schema,
-      plan.operation.variableDefinitions ?? [],
-      inputs ?? {},
-    );
-    if ('errors' in coerced && coerced.errors) return BAD_VARIABLES;
-    variableValues = (coerced as { variableValues: unknown }).variableValues;
-  }
+  const variableValues = coerceVariables(plan, inputs);
+  if (variableValues === BAD_VARIABLES) return BAD_VARIABLES;
+  return runCoerced(plan, contextValue, rootValue, variableValues);
+}
+
+/**
+ * The request's variables coerced as graphql-js coerces them (undefined when the operation
+ * declares none); BAD_VARIABLES when they do not coerce.
+ */
+export function coerceVariables(
+  plan: CompiledPlan,
+  inputs: Record<string, unknown> | null | undefined,
+): unknown {
+  if (!plan.hasVariables) return undefined;
+  const coerced = getVariableValues(
+    plan.schema,
+    plan.operation.variableDefinitions ?? [],
+    inputs ?? {},
+  );
+  if ('errors' in coerced && coerced.errors) return BAD_VARIABLES;
+  return (coerced as { variableValues: unknown }).variableValues;
+}
+
+/** Runs the plan with variables already coerced (coerceVariables). */
+export function runCoerced(
+  plan: CompiledPlan,
+  contextValue: unknown,
+  rootValue: unknown,
+  variableValues: unknown,
+): ExecutionResult | Promise<ExecutionResult> {
   const state: RunState = { plan, contextValue, rootValue, variableValues, errors: [] };
   let data: unknown;
   try {
@@ -106,11 +128,15 @@ function executeFields(
   const result: Record<string, unknown> = {};
   let pending: Promise<unknown>[] | undefined;
   for (const step of steps) {
-    const value = executeField(state, step, source, {
-      prev: path,
-      key: step.key,
-      typename: step.parentType.name,
-    });
+    // A response path is made only for a field that needs one whether or not it fails (most
+    // fields of a page are leaves read off their parent: theirs is made only on an error).
+    const value = executeField(
+      state,
+      step,
+      source,
+      path,
+      step.needsPath ? { prev: path, key: step.key, typename: step.parentType.name } : undefined,
+    );
     if (isPromiseLike(value)) {
       result[step.key] = null;
       pending ??= [];
@@ -142,14 +168,22 @@ function infoFor(state: RunState, step: FieldStep, path: Path): GraphQLResolveIn
   } as unknown as GraphQLResolveInfo;
 }
 
-function executeField(state: RunState, step: FieldStep, source: unknown, path: Path): unknown {
+function executeField(
+  state: RunState,
+  step: FieldStep,
+  source: unknown,
+  parentPath: Path | undefined,
+  given: Path | undefined,
+): unknown {
   if (step.typename !== undefined) return step.typename;
+  let path = given;
   try {
     let value: unknown;
     if (step.prop !== undefined) {
       value = (source as Record<string, unknown>)[step.prop];
       if (step.defaultResolver && typeof value === 'function') {
         // graphql-js's default resolver calls a method of the source.
+        path ??= pathOf(step, parentPath);
         value = (value as (...a: unknown[]) => unknown).call(
           source,
           step.args,
@@ -157,7 +191,11 @@ function executeField(state: RunState, step: FieldStep, source: unknown, path: P
           infoFor(state, step, path),
         );
       }
+    } else if (step.nodeId !== undefined && !isPromiseLike(nodeIdOf(step, source))) {
+      // What the relay plugin's id resolver answers for a raw id that is no promise.
+      value = encodeGlobalID(step.parentType.name, String(nodeIdOf(step, source)));
     } else {
+      path ??= pathOf(step, parentPath);
       const args = step.variableArgs
         ? (getArgumentValues(
             step.field as never,
@@ -173,20 +211,31 @@ function executeField(state: RunState, step: FieldStep, source: unknown, path: P
       );
     }
     if (isPromiseLike(value)) {
+      const at = path ?? pathOf(step, parentPath);
       return Promise.resolve(value)
-        .then((resolved) => complete(state, step, step.complete, resolved, path))
-        .then(undefined, (error: unknown) => fieldError(state, step, step.complete, error, path));
+        .then((resolved) => complete(state, step, step.complete, resolved, at))
+        .then(undefined, (error: unknown) => fieldError(state, step, step.complete, error, at));
     }
     const completed = complete(state, step, step.complete, value, path);
     if (isPromiseLike(completed)) {
+      const at = path ?? pathOf(step, parentPath);
       return Promise.resolve(completed).then(undefined, (error: unknown) =>
-        fieldError(state, step, step.complete, error, path),
+        fieldError(state, step, step.complete, error, at),
       );
     }
     return completed;
   } catch (error) {
-    return fieldError(state, step, step.complete, error, path);
+    return fieldError(state, step, step.complete, error, path ?? pathOf(step, parentPath));
   }
+}
+
+/** The raw id of a Node (step.nodeId): a property read, asked twice rather than kept. */
+function nodeIdOf(step: FieldStep, source: unknown): unknown {
+  return (step.nodeId as (parent: unknown) => unknown)(source);
+}
+
+function pathOf(step: FieldStep, prev: Path | undefined): Path {
+  return { prev, key: step.key, typename: step.parentType.name };
 }
 
 /** graphql-js's handleFieldError: located; thrown on to the parent when non-null. */
@@ -203,12 +252,13 @@ function fieldError(
   return null;
 }
 
+/** `path` is undefined only for a leaf (which needs none unless it fails: the caller makes it). */
 function complete(
   state: RunState,
   step: FieldStep,
   completion: Completion,
   value: unknown,
-  path: Path,
+  path: Path | undefined,
 ): unknown {
   if (value instanceof Error) throw value;
   if (value === null || value === undefined) {
@@ -230,8 +280,12 @@ function complete(
     case 'object':
       return executeFields(state, completion.fields, value, path);
     case 'list':
-      return completeList(state, step, completion.of, value, path);
+      return completeList(state, step, completion.of, value, path as Path);
   }
+}
+
+function itemPathOf(path: Path, index: number): Path {
+  return { prev: path, key: index, typename: undefined };
 }
 
 function completeList(
@@ -256,20 +310,27 @@ function completeList(
   const items = value as unknown[];
   const out: unknown[] = new Array(items.length);
   let pending: Promise<unknown>[] | undefined;
+  // An item's path is made up front only when the item is an object or a list (its fields'
+  // paths go through it); a leaf item's only when it fails.
+  const eager = item.kind !== 'leaf';
   for (let index = 0; index < items.length; index += 1) {
-    const itemPath: Path = { prev: path, key: index, typename: undefined };
-    const done = (error: unknown) => fieldError(state, step, item, error, itemPath);
+    const itemPath: Path | undefined = eager
+      ? { prev: path, key: index, typename: undefined }
+      : undefined;
     try {
       const raw = items[index];
       const completed = isPromiseLike(raw)
-        ? Promise.resolve(raw).then((resolved) => complete(state, step, item, resolved, itemPath))
+        ? Promise.resolve(raw).then((resolved) =>
+            complete(state, step, item, resolved, itemPath ?? itemPathOf(path, index)),
+          )
         : complete(state, step, item, raw, itemPath);
       if (isPromiseLike(completed)) {
+        const at = itemPath ?? itemPathOf(path, index);
         out[index] = null;
         pending ??= [];
         pending.push(
           Promise.resolve(completed)
-            .then(undefined, done)
+            .then(undefined, (error: unknown) => fieldError(state, step, item, error, at))
             .then((resolved) => {
               out[index] = resolved;
             }),
@@ -278,7 +339,7 @@ function completeList(
         out[index] = completed;
       }
     } catch (error) {
-      out[index] = done(error);
+      out[index] = fieldError(state, step, item, error, itemPath ?? itemPathOf(path, index));
     }
   }
   return pending === undefined ? out : Promise.all(pending).then(() => out);

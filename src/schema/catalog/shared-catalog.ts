@@ -65,8 +65,21 @@ function sharing(product: CatalogSource, context: GatewayContext, info: GraphQLR
   );
 }
 
-const digest = (value: unknown) =>
-  createHash('sha256').update(JSON.stringify(value)).digest('base64url');
+/** Digests of the materials seen lately: a page's few callers and price lists recur. */
+const digests = new Map<string, string>();
+const DIGESTS_KEPT = 1_000;
+
+/** The sha256 of a value's JSON (base64url); a sha256 per key and request cost more than the read. */
+const digest = (value: unknown) => {
+  const material = JSON.stringify(value);
+  let hash = digests.get(material);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(material).digest('base64url');
+    if (digests.size >= DIGESTS_KEPT) digests.clear();
+    digests.set(material, hash);
+  }
+  return hash;
+};
 
 /**
  * The prefix of the shared keys of a product's breadcrumb nodes, or undefined when they are

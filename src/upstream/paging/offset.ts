@@ -31,6 +31,7 @@ import {
   type Connection,
   type ConnectionArgs,
   type Edge,
+  LazyPageInfo,
   type ListPage,
   type ListQuery,
   MAX_FILTER_CLAUSES,
@@ -240,16 +241,11 @@ async function offsetWalk<T>(
   const edges = rows.map((node, k) => new OffsetEdge(node, encode, from + k));
   const connection: Connection<T> = {
     edges,
-    pageInfo: {
-      hasNextPage: backward ? before !== undefined && stop < size : stop < (hi ?? size),
-      hasPreviousPage: from > (backward ? lo : 0),
-      get startCursor() {
-        return edges[0]?.cursor ?? null;
-      },
-      get endCursor() {
-        return edges[edges.length - 1]?.cursor ?? null;
-      },
-    },
+    pageInfo: new LazyPageInfo(
+      edges,
+      backward ? before !== undefined && stop < size : stop < (hi ?? size),
+      from > (backward ? lo : 0),
+    ),
     totalCount: size,
     // An offset walk has no pinned bound; its connection type has no `pinnedAt` field.
     pinnedAt: '',

@@ -131,6 +131,29 @@ export interface Edge<T> {
   readonly node: T;
 }
 
+/**
+ * A page's info, its cursors read from its edges when asked. A class rather than an object
+ * literal with getters: those getters would close over the whole paging call (its walk, pages
+ * and upstream rows), which then outlived young collections and cost the garbage collector a
+ * third of a page's CPU.
+ */
+export class LazyPageInfo<T> implements PageInfo {
+  readonly hasNextPage: boolean;
+  readonly hasPreviousPage: boolean;
+  readonly #edges: readonly Edge<T>[];
+  constructor(edges: readonly Edge<T>[], hasNextPage: boolean, hasPreviousPage: boolean) {
+    this.#edges = edges;
+    this.hasNextPage = hasNextPage;
+    this.hasPreviousPage = hasPreviousPage;
+  }
+  get startCursor(): string | null {
+    return this.#edges[0]?.cursor ?? null;
+  }
+  get endCursor(): string | null {
+    return this.#edges[this.#edges.length - 1]?.cursor ?? null;
+  }
+}
+
 export interface Connection<T> {
   edges: Edge<T>[];
   pageInfo: PageInfo;

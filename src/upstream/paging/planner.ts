@@ -37,6 +37,7 @@ import {
   badInput,
   type Connection,
   type Edge,
+  LazyPageInfo,
   MAX_FILTER_CLAUSES,
   type PaginateOptions,
   PLANNER_ATTRS,
@@ -52,9 +53,26 @@ import { type Anchor, fetchWindow, type WindowResult } from './window.ts';
  * the query selects it (the default resolver reads the property), so a page fetched for its
  * nodes and `pageInfo.endCursor` encodes two cursors, not one per record.
  */
+/** The cursor encoder of one page (createCursorEncoder), made on first use. */
+export class PageCursors {
+  readonly #identity: CursorIdentity;
+  readonly #pin: string;
+  readonly #total: number;
+  #encoder: CursorEncoder | undefined;
+  constructor(identity: CursorIdentity, pin: string, total: number) {
+    this.#identity = identity;
+    this.#pin = pin;
+    this.#total = total;
+  }
+  encode(index: number, sortValue: string | undefined, id: string): string {
+    this.#encoder ??= createCursorEncoder(this.#identity, this.#pin, this.#total);
+    return this.#encoder(index, sortValue, id);
+  }
+}
+
 class LazyEdge<T> implements Edge<T> {
   readonly node: T;
-  readonly #encoder: CursorEncoder;
+  readonly #cursors: PageCursors;
   readonly #index: number;
   readonly #sortValue: string | undefined;
   readonly #id: string;
@@ -62,20 +80,20 @@ class LazyEdge<T> implements Edge<T> {
 
   constructor(
     node: T,
-    encoder: CursorEncoder,
+    cursors: PageCursors,
     index: number,
     sortValue: string | undefined,
     id: string,
   ) {
     this.node = node;
-    this.#encoder = encoder;
+    this.#cursors = cursors;
     this.#index = index;
     this.#sortValue = sortValue;
     this.#id = id;
   }
 
   get cursor(): string {
-    this.#cursor ??= this.#encoder(this.#index, this.#sortValue, this.#id);
+    this.#cursor ??= this.#cursors.encode(this.#index, this.#sortValue, this.#id);
     return this.#cursor;
   }
 }
@@ -208,19 +226,19 @@ export function planWalk<T>(options: PaginateOptions<T>): PlannedWalk<T> {
   };
 }
 
-/** A walk's cursor encoder, made when the first cursor is read: many queries read none. */
-export function lazyEncoder(identity: CursorIdentity, pin: string, total: number): CursorEncoder {
-  let encoder: CursorEncoder | undefined;
-  return (index, sortValue, id) => {
-    encoder ??= createCursorEncoder(identity, pin, total);
-    return encoder(index, sortValue, id);
-  };
+/**
+ * A walk's cursors, their encoder made when the first cursor is read: many queries read none. An
+ * object of its own, not a closure: a closure made in a paging call would hold that call's whole
+ * scope (the walk, its pages and rows) for as long as any edge lives.
+ */
+export function lazyEncoder(identity: CursorIdentity, pin: string, total: number): PageCursors {
+  return new PageCursors(identity, pin, total);
 }
 
 /** The edge of a row at `index` (in the connection's order). */
 export function edgeOf<T>(
   row: Row<T>,
-  encode: CursorEncoder,
+  encode: PageCursors,
   index: number,
   sortKey: PlannedWalk<T>['walk']['sortKey'],
 ): Edge<T> {
@@ -246,16 +264,11 @@ export function connectionOf<T>(planned: PlannedWalk<T>, window: WindowResult<T>
   if (backward) edges.reverse();
   return {
     edges,
-    pageInfo: {
-      hasNextPage: backward ? window.less : window.more,
-      hasPreviousPage: backward ? window.more : window.less,
-      get startCursor() {
-        return edges[0]?.cursor ?? null;
-      },
-      get endCursor() {
-        return edges[edges.length - 1]?.cursor ?? null;
-      },
-    },
+    pageInfo: new LazyPageInfo(
+      edges,
+      backward ? window.less : window.more,
+      backward ? window.more : window.less,
+    ),
     totalCount: total,
     pinnedAt: pin,
   };
