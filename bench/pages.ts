@@ -1,7 +1,12 @@
 /**
  * The pages the side-by-side benches ask for (peers, and pairs' regression guard): the GraphQL
- * query per gateway kind, the REST call every gateway makes for it, and how a full answer is told.
+ * query per gateway kind, the REST call every gateway makes for it, and how a full answer is told;
+ * and the trusted-documents manifest of their queries (ours-compiled, pairs' BY_ID=1).
  */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface Page {
   key: 'narrow' | 'wide' | 'catalog' | 'product' | 'search';
@@ -11,9 +16,10 @@ export interface Page {
   count: string;
   /**
    * The GraphQL query per gateway kind (Mesh's generated schema has other names; the catalog
-   * pages have no Mesh form, so Hive is not measured on them).
+   * pages have no Mesh form, so Hive is not measured on them). `floor`: what
+   * bench/floor-gateway.ts reads of it (the narrow, catalog and product pages only).
    */
-  query: { relay: string; mesh?: string };
+  query: { relay: string; mesh?: string; floor?: string };
   /** The REST call every gateway makes for it. */
   rest: string;
   /** Every relay target must answer the same `data` (checked before measuring). */
@@ -37,6 +43,8 @@ export const ALL_PAGES: Page[] = [
     size: 25,
     query: {
       relay: '{ orders(first: 25) { edges { node { id status } } } }',
+      // bench/floor-gateway.ts: node:http + undici + JSON.parse, the same calls, no GraphQL.
+      floor: '{ orders(first: 25) { edges { node { id status } } } }',
       mesh: `{ listOrders(${MESH_PAGE(25)}) { data { id status } } }`,
     },
     rest: '/v2/orders?page[limit]=25&page[offset]=0',
@@ -61,6 +69,7 @@ export const ALL_PAGES: Page[] = [
       relay:
         '{ catalog { products(first: 25) { edges { node { id name sku ' +
         'price(currency: "EUR") { amount { amount currency formatted } } stock { available } } } } } }',
+      floor: '{ catalog { products(first: 25) { currency: "EUR" } } }',
     },
     rest: '/catalog/products?page[limit]=25&page[offset]=0',
     count: '"sku":',
@@ -74,6 +83,7 @@ export const ALL_PAGES: Page[] = [
       relay:
         '{ catalog { product(slug: "__SLUG__") { id name price(currency: "USD") { amount { amount ' +
         'currency formatted } } breadcrumbs { id name } children(first: 10) { edges { node { id sku name } } } } } }',
+      floor: '{ catalog { product(slug: "__SLUG__") { breadcrumbs } } }',
     },
     rest: '/catalog/products?filter=eq(slug,__SLUG__)',
     count: '"breadcrumbs":',
@@ -122,6 +132,33 @@ export async function fillProductSlug(serviceUrl: string, token: string): Promis
   if (slug === undefined) throw new Error('the demo catalog has no TEE-001 to open by slug');
   for (const page of ALL_PAGES) {
     page.query.relay = page.query.relay.replace('__SLUG__', slug);
+    if (page.query.floor) page.query.floor = page.query.floor.replace('__SLUG__', slug);
     page.rest = page.rest.replace('__SLUG__', slug);
   }
+}
+
+/**
+ * A trusted-documents manifest (PERSISTED_DOCUMENTS, Apollo's format) of `queries`, written to a
+ * temporary folder: its path, and each query's id (its sha256) to send as `documentId` instead
+ * of its text, as a storefront built with trusted documents sends them. The gateway compiles
+ * them into plans at startup (src/gateway/compiled/) unless COMPILED_DOCUMENTS=0.
+ */
+export function writeManifest(queries: readonly string[]): {
+  file: string;
+  ids: Map<string, string>;
+} {
+  const ids = new Map<string, string>();
+  for (const query of queries) ids.set(query, createHash('sha256').update(query).digest('hex'));
+  const operations = [...ids].map(([body, id], i) => ({
+    id,
+    body,
+    name: `bench${i + 1}`,
+    type: 'query',
+  }));
+  const file = join(mkdtempSync(join(tmpdir(), 'bench-manifest-')), 'manifest.json');
+  writeFileSync(
+    file,
+    JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations }),
+  );
+  return { file, ids };
 }

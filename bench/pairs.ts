@@ -21,7 +21,15 @@
  *   flags, space-separated), `PROF` (a directory for a --cpu-prof of that variant) and `TSX=1`
  *   (a .ts entry through the tsx loader; by default one runs as `npm start` runs its entry,
  *   through scripts/ts.mjs); ratios are to the first variant, on `BENCH_QUERY` (the 25-order
- *   page unless given).
+ *   page unless given), or on the pages of `BENCH_PAGES` when it is given.
+ *
+ * `BY_ID=1` (a variant's, or in the guard `BENCH_ENV`'s): the gateway runs a manifest holding
+ * the measured query or pages (PERSISTED_DOCUMENTS, written by the bench) and is sent each
+ * document's id instead of its text. The floor (`{"ENTRY":"bench/floor-gateway.ts"}`: node:http
+ * + undici + JSON.parse, no GraphQL) is sent each page's `floor` query (bench/pages.ts; it
+ * answers the narrow, catalog and product pages only). So
+ * `'{"BY_ID":"1"}' '{"BY_ID":"1","COMPILED_DOCUMENTS":"0"}' '{"ENTRY":"bench/floor-gateway.ts"}'`
+ * prices the compiled plans (src/gateway/compiled/) and sets them against the floor.
  *
  * Run: node scripts/ts.mjs bench/pairs.ts '{"ENTRY":"bench/naive-gateway.ts"}' '{}' '{"METRICS":"0"}'
  * (BENCH_BLOCK=500 requests per block, 300 in the guard; BENCH_BLOCKS=12, 8 in the guard;
@@ -43,7 +51,7 @@ import {
   startBenchService,
   waitUntil,
 } from './lib.ts';
-import { fillProductSlug, type Page, pagesOf } from './pages.ts';
+import { fillProductSlug, type Page, pagesOf, writeManifest } from './pages.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const given = process.argv.slice(2).map((arg) => JSON.parse(arg) as Record<string, string>);
@@ -61,6 +69,16 @@ interface Variant {
   url: string;
   child: ChildProcess;
   client: Client;
+  /** The request body per target: the query's text, its document's id (BY_ID), or the floor's. */
+  bodies: Map<string, string>;
+}
+
+/** What is measured: one of the guard's (or BENCH_PAGES') pages, or BENCH_QUERY. */
+interface Target {
+  name: string;
+  page: Page | undefined;
+  /** The GraphQL query the gateways are sent (or, BY_ID, hold in their manifest). */
+  query: string;
 }
 
 /** One variant's figures on one page, a value per block. */
@@ -115,22 +133,51 @@ function variantsToStart(): { name: string; env: Record<string, string> }[] {
   ];
 }
 
+const toStart = variantsToStart();
+const onPages = guard || process.env.BENCH_PAGES !== undefined;
+const pages = onPages ? pagesOf(process.env.BENCH_PAGES ?? 'narrow,wide,catalog,product') : [];
+const isFloor = (env: Record<string, string>) => (env.ENTRY ?? '').endsWith('floor-gateway.ts');
+// The floor answers only the pages with a `floor` query: said before anything is started.
+const noFloor = pages.filter((page) => page.query.floor === undefined).map((page) => page.key);
+if (noFloor.length > 0 && toStart.some(({ env }) => isFloor(env))) {
+  console.error(
+    `bench/floor-gateway.ts answers no ${noFloor.join(', ')} page: only narrow, catalog and ` +
+      'product (BENCH_PAGES=narrow,catalog,product)',
+  );
+  process.exit(2);
+}
 const { child: service, url: serviceUrl, token } = await startBenchService(start);
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-let pages: Page[] = [];
-if (guard) {
-  pages = pagesOf(process.env.BENCH_PAGES ?? 'narrow,wide,catalog,product');
-  await fillProductSlug(serviceUrl, token);
+if (onPages) await fillProductSlug(serviceUrl, token);
+const targets: Target[] = onPages
+  ? pages.map((page) => ({ name: `${page.key} (${page.name})`, page, query: page.query.relay }))
+  : [{ name: 'query', page: undefined, query: QUERY }];
+// BY_ID=1: the measured documents as a trusted-documents manifest, sent by id.
+const manifest = toStart.some(({ env }) => env.BY_ID === '1')
+  ? writeManifest(targets.map((target) => target.query))
+  : undefined;
+
+/** Each target's request body for a variant: text, id (BY_ID=1), or the floor's own query. */
+function bodiesOf(env: Record<string, string>): Map<string, string> {
+  const bodies = new Map<string, string>();
+  for (const target of targets) {
+    if (isFloor(env)) {
+      // The floor reads its own form of each page (pages.ts; every page here has one, checked
+      // above); BENCH_QUERY is sent as it is.
+      const query = target.page === undefined ? target.query : target.page.query.floor;
+      bodies.set(target.name, JSON.stringify({ query }));
+    } else if (env.BY_ID === '1') {
+      bodies.set(target.name, JSON.stringify({ documentId: manifest?.ids.get(target.query) }));
+    } else {
+      bodies.set(target.name, JSON.stringify({ query: target.query }));
+    }
+  }
+  return bodies;
 }
-/** What is measured: the guard's pages, or the one query of BENCH_QUERY. */
-const targets = guard
-  ? pages.map((page) => ({ name: `${page.key} (${page.name})`, page }))
-  : [{ name: 'query', page: undefined }];
-const bodyOf = (page: Page | undefined) =>
-  JSON.stringify({ query: page === undefined ? QUERY : page.query.relay });
 
 const variants: Variant[] = [];
-for (const { name, env } of variantsToStart()) {
+for (const { name, env } of toStart) {
+  const bodies = bodiesOf(env);
   const port = await freePort();
   const entry = env.ENTRY ?? 'src/main.ts';
   const flags = [
@@ -148,15 +195,16 @@ for (const { name, env } of variantsToStart()) {
     HOST: '127.0.0.1',
     UPSTREAM_URL: serviceUrl,
     LOG_REQUESTS: '0',
+    ...(env.BY_ID === '1' && manifest ? { PERSISTED_DOCUMENTS: manifest.file } : {}),
     ...env,
   });
   const url = `http://127.0.0.1:${port}`;
-  const body = bodyOf(targets[0]?.page);
+  const body = bodies.get(targets[0]?.name ?? '');
   await waitUntil(
     async () => (await fetch(`${url}/graphql`, { method: 'POST', headers, body })).status === 200,
     name,
   );
-  variants.push({ name, env, url, child, client: new Client(url) });
+  variants.push({ name, env, url, child, client: new Client(url), bodies });
 }
 
 async function send(client: Client, body: string, page: Page | undefined): Promise<void> {
@@ -179,18 +227,20 @@ const samplesOf = (variant: Variant, target: string): Samples => {
   return found;
 };
 
+const bodyOf = (variant: Variant, target: Target) => variant.bodies.get(target.name) as string;
+
 for (const variant of variants) {
-  for (const { page } of targets) {
-    const body = bodyOf(page);
-    for (let i = 0; i < WARMUP; i += 1) await send(variant.client, body, page);
+  for (const target of targets) {
+    const body = bodyOf(variant, target);
+    for (let i = 0; i < WARMUP; i += 1) await send(variant.client, body, target.page);
   }
 }
 const loads = [loadavg()[0] as number];
 for (let block = 0; block < BLOCKS; block += 1) {
   const order = block % 2 === 0 ? variants : [...variants].reverse();
   for (const target of targets) {
-    const body = bodyOf(target.page);
     for (const variant of order) {
+      const body = bodyOf(variant, target);
       const into = samplesOf(variant, target.name);
       if (RPS) {
         const run = await autocannon({
@@ -226,7 +276,7 @@ const ratio = (a: Samples, b: Samples) =>
   median(a.values.map((value, i) => value / (b.values[i] as number)));
 const ms = (value: number) => value.toFixed(2);
 for (const target of targets) {
-  if (guard) console.log(`\n${target.name}`);
+  if (onPages) console.log(`\n${target.name}`);
   const first = samplesOf(variants[0] as Variant, target.name);
   const last = samplesOf(variants[variants.length - 1] as Variant, target.name);
   for (const variant of variants) {

@@ -5,11 +5,16 @@
  *     default limits; request logs off, and again with logs on (the
  *     production default) to price them; `ours-yoga` (not in the default list) is ours with the
  *     node:http fast path off, every request through Yoga's Fetch adapter, `ours-nometrics` ours
- *     with METRICS=0, `ours-tsx` ours through the tsx loader (`npm start` and every entry here
- *     run through scripts/ts.mjs: Node's own type stripping);
+ *     with METRICS=0, `ours-compiled` ours with a manifest of the pages' documents
+ *     (PERSISTED_DOCUMENTS, written by the bench), compiled into plans at startup and sent by
+ *     id, `ours-tsx` ours through the tsx loader (`npm start` and every entry here run through
+ *     scripts/ts.mjs: Node's own type stripping);
  *   - naive: bench/naive-gateway.ts, Yoga + Pothos relay + undici and nothing else;
  *   - hive: Hive Gateway serving a Mesh-composed OpenAPI source (bench/peers/hive, installed
- *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out).
+ *     into its own folder on first use; BENCH_PEERS=ours,naive leaves it out);
+ *   - floor (not in the default list): bench/floor-gateway.ts, node:http + undici + JSON.parse and
+ *     no GraphQL, for the narrow, catalog and product pages only: what ours-compiled is held
+ *     against (a `CPU ×floor` line per page).
  * For a 25-order page (`id status`), a wide 100-order page (totals, customer, timestamps), a
  * 25-product catalog listing (EUR price, stock), a product page by slug (breadcrumbs,
  * children) and a search page (20 hits, three facets, a price sort: the same data from ours and
@@ -19,7 +24,7 @@
  * are interleaved and every figure is the median of the rounds; ratios are to the naive gateway.
  *
  * Run: npm run bench -- peers [--node 22]   (BENCH_ROUNDS=3, BENCH_SERIAL=1000, BENCH_WARMUP=300,
- * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive, BENCH_PAGES=narrow,product (a comma list of narrow, wide, catalog, product, search),
+ * BENCH_SECONDS=5, BENCH_CONNECTIONS=16, BENCH_PEERS=ours,ours+logs,naive,hive (add ours-compiled,floor for issue 33's goal), BENCH_PAGES=narrow,product (a comma list of narrow, wide, catalog, product, search),
  * BENCH_PAIR_BLOCKS=10: alternating blocks of the orders and product pages on ours, for the product
  * page's ratio, BENCH_PROFILE=dir: write a --cpu-prof of our gateway there, BENCH_BUILT=dist/main.js: run our
  * compiled build instead of the sources, BENCH_RSS_REQUESTS=100000: our RSS over
@@ -41,7 +46,7 @@ import {
   startBenchService,
   waitUntil,
 } from './lib.ts';
-import { ALL_PAGES, fillProductSlug, type Page, pagesOf } from './pages.ts';
+import { ALL_PAGES, fillProductSlug, type Page, pagesOf, writeManifest } from './pages.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 1000);
@@ -56,7 +61,7 @@ const PAGES = pagesOf(process.env.BENCH_PAGES);
 
 interface Target {
   name: string;
-  kind: 'relay' | 'mesh';
+  kind: 'relay' | 'mesh' | 'floor';
   url: string;
   child: ChildProcess;
 }
@@ -95,12 +100,24 @@ const tsx = (file: string, profile = false) => [
   file,
 ];
 
-async function post(client: Client, path: string, token: string, query: string) {
+/**
+ * ours-compiled's documents by query text: their ids in the manifest it runs, sent as
+ * `documentId` instead of the text, as a storefront built with trusted documents sends them.
+ */
+let documentIds = new Map<string, string>();
+
+/** The request body for a target: the query text, or (ours-compiled) the document's id. */
+function bodyFor(target: string, query: string): string {
+  const id = target === 'ours-compiled' ? documentIds.get(query) : undefined;
+  return JSON.stringify(id === undefined ? { query } : { documentId: id });
+}
+
+async function post(client: Client, path: string, token: string, query: string, target = '') {
   const response = await client.request({
     method: 'POST',
     path,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query }),
+    body: bodyFor(target, query),
   });
   const text = await response.body.text();
   return { status: response.statusCode, text };
@@ -144,6 +161,12 @@ async function main(): Promise<void> {
   } = await startBenchService((args, env) => start([process.execPath, ...args], env));
   process.stderr.write(`service up at ${serviceUrl}\n`);
   await fillProductSlug(serviceUrl, token);
+  let manifest: string | undefined;
+  if (PEERS.includes('ours-compiled')) {
+    const written = writeManifest(ALL_PAGES.map((page) => page.query.relay));
+    manifest = written.file;
+    documentIds = written.ids;
+  }
 
   const targets: Target[] = [];
   for (const peer of PEERS) {
@@ -168,6 +191,16 @@ async function main(): Promise<void> {
         FAST_PATH: peer === 'ours-yoga' ? '0' : '1',
         // ours-nometrics: the Prometheus metrics off, to price them.
         METRICS: peer === 'ours-nometrics' ? '0' : '1',
+        // ours-compiled: the pages' documents as a manifest, compiled into plans, sent by id.
+        ...(peer === 'ours-compiled' && manifest ? { PERSISTED_DOCUMENTS: manifest } : {}),
+      });
+    } else if (peer === 'floor') {
+      // The floor of the narrow, catalog and product pages, to hold ours-compiled against
+      // (issue 33: ≤ 1.3×); it is sent each page's `floor` query and skips the others.
+      kind = 'floor';
+      child = start(launch('bench/floor-gateway.ts'), {
+        PORT: String(port),
+        UPSTREAM_URL: serviceUrl,
       });
     } else if (peer === 'naive') {
       child = start(launch('bench/naive-gateway.ts', true), {
@@ -198,14 +231,14 @@ async function main(): Promise<void> {
     const client = new Client(new URL(target.url).origin);
     const query = ALL_PAGES[0]?.query[target.kind] ?? '';
     await waitUntil(
-      async () => (await post(client, '/graphql', token, query)).status === 200,
+      async () => (await post(client, '/graphql', token, query, target.name)).status === 200,
       target.name,
     );
     // Every target answers the pages in full before anything is measured.
     for (const page of PAGES) {
       const query = page.query[target.kind];
       if (query === undefined) continue;
-      const { status, text } = await post(client, '/graphql', token, query);
+      const { status, text } = await post(client, '/graphql', token, query, target.name);
       const count = text.split(page.count).length - 1;
       if (status !== 200 || text.includes('"errors"') || count !== page.size) {
         throw new Error(`${target.name} answered ${page.name} wrongly: ${text.slice(0, 300)}`);
@@ -262,14 +295,14 @@ async function main(): Promise<void> {
         if (query === undefined) continue;
         const s = await serial(
           new URL(target.url).origin,
-          (client) => post(client, path, token, query),
+          (client) => post(client, path, token, query, target.name),
           target.child.pid,
         );
         const loaded = await autocannon({
           url: target.url,
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body: JSON.stringify({ query }),
+          body: bodyFor(target.name, query),
           connections: CONNECTIONS,
           duration: SECONDS,
         });
@@ -302,7 +335,7 @@ async function main(): Promise<void> {
       `\n${page.name}: direct REST GET serial p50 ${median(directP50.get(page.name) ?? []).toFixed(2)} ms`,
     );
     console.log(
-      `${'target'.padEnd(11)}${'CPU µs/req'.padStart(11)}${'×naive'.padStart(8)}` +
+      `${'target'.padEnd(14)}${'CPU µs/req'.padStart(11)}${'×naive'.padStart(8)}` +
         `${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'+p50 ms'.padStart(9)}` +
         `${'×naive'.padStart(8)}${'req/s'.padStart(8)}${'×naive'.padStart(8)}`,
     );
@@ -314,12 +347,25 @@ async function main(): Promise<void> {
         naive ? median(own.map((s, i) => s[key] / (naive[i]?.[key] ?? Number.NaN))) : Number.NaN;
       const med = (key: keyof Sample) => median(own.map((s) => s[key]));
       console.log(
-        `${target.name.padEnd(11)}${med('cpu').toFixed(0).padStart(11)}` +
+        `${target.name.padEnd(14)}${med('cpu').toFixed(0).padStart(11)}` +
           `${ratio('cpu').toFixed(2).padStart(8)}${med('p50').toFixed(2).padStart(8)}` +
           `${med('p99').toFixed(2).padStart(8)}${med('addedP50').toFixed(2).padStart(9)}` +
           `${ratio('addedP50').toFixed(2).padStart(8)}${med('rps').toFixed(0).padStart(8)}` +
           `${ratio('rps').toFixed(2).padStart(8)}`,
       );
+    }
+    // With the floor among the targets: each one's CPU over the floor's (issue 33: compiled
+    // documents ≤ 1.3×), the median of the per-round ratios.
+    const floor = samples.get(`${page.name}|floor`);
+    if (floor) {
+      const overFloor = targets
+        .filter((target) => target.name !== 'floor' && samples.has(`${page.name}|${target.name}`))
+        .map((target) => {
+          const own = samples.get(`${page.name}|${target.name}`) ?? [];
+          const ratio = median(own.map((s, i) => s.cpu / (floor[i]?.cpu ?? Number.NaN)));
+          return `${target.name} ${ratio.toFixed(2)}`;
+        });
+      console.log(`  CPU ×floor: ${overFloor.join(', ')}`);
     }
     // Every round's own figures, so the spread behind each median is on the record.
     for (const target of targets) {
