@@ -21,19 +21,17 @@
  * Mutations may not use them (a validation error): a write's answer is judged as a whole
  * (./committed-writes.ts); subscriptions are refused by graphql's own rule.
  */
+
+import * as graphqlModule from 'graphql';
 import {
   type ASTVisitor,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
   type ExperimentalIncrementalExecutionResults,
-  experimentalExecuteIncrementally,
-  GraphQLDeferDirective,
   GraphQLError,
   GraphQLSchema,
-  GraphQLStreamDirective,
   Kind,
-  legacyExecuteIncrementally,
   type SubsequentIncrementalExecutionResult,
   type ValidationContext,
   visit,
@@ -44,6 +42,36 @@ import type { GatewayContext } from '../upstream/index.ts';
 
 const INCREMENTAL = new Set(['defer', 'stream']);
 
+/**
+ * graphql 17's incremental delivery, read off the module rather than imported by name: the
+ * package allows graphql 16 (peerDependencies), which has none of it, and a named import of
+ * what a CommonJS graphql 16 lacks fails the whole module's loading. Without it the gateway
+ * serves no `@defer`/`@stream` (a document using them is refused as naming unknown directives).
+ */
+const graphql17 = graphqlModule as Partial<
+  Pick<
+    typeof graphqlModule,
+    | 'experimentalExecuteIncrementally'
+    | 'legacyExecuteIncrementally'
+    | 'GraphQLDeferDirective'
+    | 'GraphQLStreamDirective'
+  >
+>;
+const delivery =
+  graphql17.experimentalExecuteIncrementally &&
+  graphql17.legacyExecuteIncrementally &&
+  graphql17.GraphQLDeferDirective &&
+  graphql17.GraphQLStreamDirective
+    ? {
+        execute: graphql17.experimentalExecuteIncrementally,
+        legacy: graphql17.legacyExecuteIncrementally,
+        directives: [graphql17.GraphQLDeferDirective, graphql17.GraphQLStreamDirective],
+      }
+    : undefined;
+
+/** Whether the graphql installed beside the gateway delivers incrementally (17 does, 16 not). */
+export const INCREMENTAL_DELIVERY = delivery !== undefined;
+
 const served = new WeakMap<GraphQLSchema, GraphQLSchema>();
 
 /**
@@ -53,16 +81,14 @@ const served = new WeakMap<GraphQLSchema, GraphQLSchema>();
  * declares them, and an application may execute ours in process.
  */
 export function withIncrementalDelivery(schema: GraphQLSchema): GraphQLSchema {
+  if (delivery === undefined) return schema;
   let found = served.get(schema);
   if (found === undefined) {
     const config = schema.toConfig();
     const has = new Set(config.directives.map((directive) => directive.name));
     found = new GraphQLSchema({
       ...config,
-      directives: [
-        ...config.directives,
-        ...[GraphQLDeferDirective, GraphQLStreamDirective].filter((d) => !has.has(d.name)),
-      ],
+      directives: [...config.directives, ...delivery.directives.filter((d) => !has.has(d.name))],
     });
     served.set(schema, found);
   }
@@ -255,16 +281,19 @@ function isPromiseLike<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
   return typeof (value as Partial<PromiseLike<V>>).then === 'function';
 }
 
-function execute(args: ExecutionArgs, mask: MaskError, format: 'legacy' | 'current') {
+function execute(
+  run: NonNullable<typeof delivery>,
+  args: ExecutionArgs,
+  mask: MaskError,
+  format: 'legacy' | 'current',
+) {
   const done = (
     result: ExecutionResult | ExperimentalIncrementalExecutionResults,
   ): ExecutionResult | AsyncGenerator<ExecutionResult | SubsequentIncrementalExecutionResult> =>
     'initialResult' in result ? parts(result, mask) : result;
   // The same executor either way; the 2022 format only labels parts by path instead of by id.
   const result =
-    format === 'legacy'
-      ? (legacyExecuteIncrementally(args) as ReturnType<typeof experimentalExecuteIncrementally>)
-      : experimentalExecuteIncrementally(args);
+    format === 'legacy' ? (run.legacy(args) as ReturnType<typeof run.execute>) : run.execute(args);
   return isPromiseLike(result) ? result.then(done) : done(result);
 }
 
@@ -276,8 +305,11 @@ export interface IncrementalDeliveryOptions {
 /** Place it after jitPlugin and before operationLimitsPlugin, which then wraps it. */
 export function incrementalDeliveryPlugin(options: IncrementalDeliveryOptions): Plugin {
   const { maskError } = options;
-  const current = (args: ExecutionArgs) => execute(args, maskError, 'current');
-  const legacy = (args: ExecutionArgs) => execute(args, maskError, 'legacy');
+  // graphql 16: nothing to deliver in parts, and the schema declares no directive to ask for it.
+  if (delivery === undefined) return {};
+  const run = delivery;
+  const current = (args: ExecutionArgs) => execute(run, args, maskError, 'current');
+  const legacy = (args: ExecutionArgs) => execute(run, args, maskError, 'legacy');
   return {
     onValidate({ addValidationRule }) {
       addValidationRule(DeferStreamOnQueriesRule);

@@ -10,13 +10,12 @@
  * which Yoga's SSE writer calls for the frame's data line), so a browser's EventSource sends
  * `Last-Event-ID` when it reconnects, and the subscription resumes after it.
  */
+import * as graphqlModule from 'graphql';
 import {
   createSourceEventStream,
+  type ExecutionArgs,
   type ExecutionResult,
-  executeSubscriptionEvent,
-  mapSourceToResponseEvent,
-  type ValidatedSubscriptionArgs,
-  validateSubscriptionArgs,
+  execute,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { deliveryEventId, deliverySession } from '../schema/subscription-feed.ts';
@@ -24,14 +23,33 @@ import { deliveryEventId, deliverySession } from '../schema/subscription-feed.ts
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
-/** One event: executed in its delivery's session, its result framed with the event's id. */
-async function executeEvent(args: ValidatedSubscriptionArgs): Promise<ExecutionResult> {
-  const session = deliverySession(args.rootValue);
-  const id = deliveryEventId(args.rootValue);
-  const contextValue =
-    session === undefined ? args.contextValue : { ...(args.contextValue as object), ...session };
+/**
+ * graphql 17's pieces of `subscribe`, read off the module: the package allows graphql 16
+ * (peerDependencies), which has none of them, and a named import of what it lacks fails the
+ * module's loading. With 16, the same is made of what 16 has (./subscribe16 below).
+ */
+const graphql17 = graphqlModule as Partial<
+  Pick<
+    typeof graphqlModule,
+    'executeSubscriptionEvent' | 'mapSourceToResponseEvent' | 'validateSubscriptionArgs'
+  >
+>;
+
+/**
+ * One event: executed in its delivery's session, its result framed with the event's id. `run`
+ * executes the operation for the event's root value with the context given.
+ */
+async function executeEvent(
+  rootValue: unknown,
+  contextValue: unknown,
+  run: (contextValue: unknown) => ExecutionResult | Promise<ExecutionResult>,
+): Promise<ExecutionResult> {
+  const session = deliverySession(rootValue);
+  const id = deliveryEventId(rootValue);
+  const context =
+    session === undefined ? contextValue : { ...(contextValue as object), ...session };
   try {
-    const result = await executeSubscriptionEvent({ ...args, contextValue });
+    const result = await run(context);
     if (id === undefined) return result;
     // A field of the data line's own: JSON never holds a raw newline, so this ends the data
     // line and adds the event's `id:` to the same SSE event.
@@ -44,12 +62,36 @@ async function executeEvent(args: ValidatedSubscriptionArgs): Promise<ExecutionR
 }
 
 /** graphql-js's subscribe, with the source stream's events executed by executeEvent. */
-async function subscribeWithEventSessions(args: Parameters<typeof validateSubscriptionArgs>[0]) {
+async function subscribeWithEventSessions(args: ExecutionArgs) {
+  const { executeSubscriptionEvent, mapSourceToResponseEvent, validateSubscriptionArgs } =
+    graphql17;
+  if (!executeSubscriptionEvent || !mapSourceToResponseEvent || !validateSubscriptionArgs) {
+    return subscribe16(args);
+  }
   const validated = validateSubscriptionArgs(args);
   if (!('schema' in validated)) return { errors: validated };
   const stream = await createSourceEventStream(validated);
   if (!isAsyncIterable(stream)) return stream;
-  return mapSourceToResponseEvent(validated, stream, executeEvent);
+  return mapSourceToResponseEvent(validated, stream, (event) =>
+    executeEvent(event.rootValue, event.contextValue, (contextValue) =>
+      executeSubscriptionEvent({ ...event, contextValue }),
+    ),
+  );
+}
+
+/** graphql 16's subscribe made the same way: each event executed with the event as its root. */
+async function subscribe16(args: ExecutionArgs) {
+  const stream = await (createSourceEventStream as unknown as (a: ExecutionArgs) => unknown)(args);
+  if (!isAsyncIterable(stream)) return stream;
+  return (async function* events() {
+    for await (const payload of stream) {
+      yield await executeEvent(
+        payload,
+        args.contextValue,
+        (contextValue) => execute({ ...args, rootValue: payload, contextValue }) as ExecutionResult,
+      );
+    }
+  })();
 }
 
 /**
