@@ -141,6 +141,8 @@ async function main(): Promise<void> {
       PORT: '0',
       HOST: '127.0.0.1',
       UPSTREAM_URL: upstreamUrl,
+      // Unpaced, as every benchmark's gateway (bench/lib.ts): the faults are the upstream's.
+      UPSTREAM_RATE_LIMIT: process.env.UPSTREAM_RATE_LIMIT ?? '0',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

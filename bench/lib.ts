@@ -5,6 +5,11 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { fetchClientToken } from '../src/upstream/oauth.ts';
 
+// Every gateway a benchmark starts (they inherit this process's environment) sends unpaced
+// unless UPSTREAM_RATE_LIMIT says otherwise: the benchmarks measure the gateway's CPU and
+// throughput against an upstream with no limit, beside gateways that pace nothing.
+process.env.UPSTREAM_RATE_LIMIT ??= '0';
+
 export interface AutocannonResult {
   requests: { average: number; total: number };
   latency: { p50: number; p99: number; average: number };

@@ -14,6 +14,13 @@ export const SHARED_STATE_VARIABLES: readonly string[] = [
   'UPSTREAM_RATE_LIMIT',
 ];
 
+/**
+ * Upstream calls a second per store when `UPSTREAM_RATE_LIMIT` is unset: production's documented
+ * rate (about 100 requests a second per store), so the gateway paces itself under it rather than
+ * collecting 429s; the embedded service is paced the same, as the stand-in of production it is.
+ */
+export const DEFAULT_UPSTREAM_RATE_LIMIT = 100;
+
 export interface RedisConfig {
   /** `REDIS_URL` (`redis://` or `rediss://`); undefined: nothing shared, one process as ever. */
   url: string | undefined;
@@ -26,7 +33,10 @@ export interface LimitsConfig {
   callerRate: number;
   /** Requests at once per caller. `CALLER_RATE_BURST`, default 0: as many as `callerRate`. */
   callerBurst: number;
-  /** Upstream calls a second per store. `UPSTREAM_RATE_LIMIT`, default 0 (unpaced). */
+  /**
+   * Upstream calls a second per store. `UPSTREAM_RATE_LIMIT`, default DEFAULT_UPSTREAM_RATE_LIMIT
+   * (100: production's documented rate per store); 0 = unpaced.
+   */
   upstreamRate: number;
 }
 
@@ -70,6 +80,11 @@ export function limitsFromEnv(env: Env): LimitsConfig {
   return {
     callerRate,
     callerBurst,
-    upstreamRate: parseWhole('UPSTREAM_RATE_LIMIT', env.UPSTREAM_RATE_LIMIT, 0, 0),
+    upstreamRate: parseWhole(
+      'UPSTREAM_RATE_LIMIT',
+      env.UPSTREAM_RATE_LIMIT,
+      DEFAULT_UPSTREAM_RATE_LIMIT,
+      0,
+    ),
   };
 }

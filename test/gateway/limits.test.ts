@@ -228,15 +228,15 @@ describe('the settings', () => {
   it('read REDIS_URL, the limits and their defaults, and refuse what they cannot use', () => {
     const defaults = loadConfig({});
     expect(defaults.redis).toEqual({ url: undefined, timeoutMs: 500 });
-    expect(defaults.limits).toEqual({ callerRate: 0, callerBurst: 0, upstreamRate: 0 });
+    expect(defaults.limits).toEqual({ callerRate: 0, callerBurst: 0, upstreamRate: 100 });
     const set = loadConfig({
       REDIS_URL: 'redis://:secret@cache.internal:6380/2',
       CALLER_RATE_LIMIT: '50',
       CALLER_RATE_BURST: '100',
-      UPSTREAM_RATE_LIMIT: '100',
+      UPSTREAM_RATE_LIMIT: '25',
     });
     expect(set.redis.url).toBe('redis://:secret@cache.internal:6380/2');
-    expect(set.limits).toEqual({ callerRate: 50, callerBurst: 100, upstreamRate: 100 });
+    expect(set.limits).toEqual({ callerRate: 50, callerBurst: 100, upstreamRate: 25 });
     const refused = (env: Record<string, string>) => {
       try {
         loadConfig(env);

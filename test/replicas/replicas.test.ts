@@ -83,7 +83,9 @@ describeWithRedis('three replicas on one Redis', () => {
       stack.upstreamRequests
         .slice(from)
         .map((r) => decodeURIComponent(r.url))
-        .filter((url) => !url.startsWith('/oauth'));
+        // The catalog's calls: a replica's own background reads (its typed schema's refresh, a
+        // token) may land in the same moment on a busy machine.
+        .filter((url) => url.startsWith('/catalog'));
 
     let from = stack.upstreamRequests.length;
     const onA = await post(a.url, first, PAGE, { s: slug });
