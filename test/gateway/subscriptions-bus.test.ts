@@ -40,6 +40,27 @@ describe('the memory bus', () => {
     expect(compareEventIds('999-5', '1000-0')).toBeLessThan(0);
   });
 
+  it('publishes a webhook delivered twice once while its event is retained (WORKERS relay here)', async () => {
+    let now = 1_000;
+    const bus = createMemoryBus({ now: () => now, replaySeconds: 60 });
+    const first = await bus.publish(cart('a'), { deliveryId: 'webhook-1' });
+    now += 10;
+    const repeat = await bus.publish(cart('a'), { deliveryId: 'webhook-1' });
+    const other = await bus.publish(cart('a'), { deliveryId: 'webhook-2' });
+    expect(repeat).toBe(first);
+    expect(other.id).not.toBe(first.id);
+    const replayed = await take(
+      bus.subscribe({ after: '0-0', signal: new AbortController().signal }),
+      2,
+    );
+    expect(replayed.map((event) => event.id)).toEqual([first.id, other.id]);
+    // Once its event has left the window, a delivery is a new event again.
+    now += 61_000;
+    await bus.publish(cart('b'));
+    const later = await bus.publish(cart('a'), { deliveryId: 'webhook-1' });
+    expect(later.id).not.toBe(first.id);
+  });
+
   it('replays the retained events after an id, then live ones, each once', async () => {
     const bus = createMemoryBus();
     const first = await bus.publish(cart('1'));

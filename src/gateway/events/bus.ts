@@ -48,8 +48,8 @@ export interface PublishOptions {
   /**
    * The webhook's own id (a delivery the upstream repeats carries the same): a bus shared by
    * replicas publishes it once whichever replica receives each attempt, within the replay window,
-   * and resolves a repeat with the event first published. One process's bus may ignore it: the
-   * receiver remembers its own deliveries.
+   * and resolves a repeat with the event first published (the in-process bus does the same for
+   * the workers of WORKERS, which all relay to it).
    */
   deliveryId?: string | undefined;
 }

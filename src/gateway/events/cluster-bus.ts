@@ -28,7 +28,13 @@ interface ErrorShape {
 
 /** Worker → primary. */
 type Request =
-  | { tag: typeof TAG; op: 'publish'; req: number; event: Omit<StoreEvent, 'id'> }
+  | {
+      tag: typeof TAG;
+      op: 'publish';
+      req: number;
+      event: Omit<StoreEvent, 'id'>;
+      deliveryId?: string | undefined;
+    }
   | { tag: typeof TAG; op: 'window'; req: number; id: string }
   | { tag: typeof TAG; op: 'subscribe'; sub: number; after?: string }
   | { tag: typeof TAG; op: 'unsubscribe'; sub: number };
@@ -136,7 +142,9 @@ export function createClusterBus(channel?: WorkerChannel): EventBus {
   ipc.on('message', onMessage);
 
   const ask = (
-    request: { op: 'publish'; event: Omit<StoreEvent, 'id'> } | { op: 'window'; id: string },
+    request:
+      | { op: 'publish'; event: Omit<StoreEvent, 'id'>; deliveryId?: string | undefined }
+      | { op: 'window'; id: string },
   ) =>
     new Promise<unknown>((resolve, reject) => {
       if (closed) {
@@ -149,8 +157,9 @@ export function createClusterBus(channel?: WorkerChannel): EventBus {
     });
 
   return {
-    async publish(event) {
-      return (await ask({ op: 'publish', event })) as StoreEvent;
+    async publish(event, publishOptions) {
+      const deliveryId = publishOptions?.deliveryId;
+      return (await ask({ op: 'publish', event, deliveryId })) as StoreEvent;
     },
 
     async isBeforeWindow(id) {
@@ -307,7 +316,9 @@ export function serveClusterBus(bus: EventBus, cluster: ClusterChannel): Cluster
       case 'publish':
       case 'window': {
         const work =
-          request.op === 'publish' ? bus.publish(request.event) : bus.isBeforeWindow(request.id);
+          request.op === 'publish'
+            ? bus.publish(request.event, { deliveryId: request.deliveryId })
+            : bus.isBeforeWindow(request.id);
         work.then(
           (value) => send(worker, { tag: TAG, op: 'reply', req: request.req, value }),
           (error: unknown) =>

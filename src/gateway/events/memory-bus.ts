@@ -61,6 +61,9 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
   let seq = 0;
   const listeners = new Set<Listener>();
   let closed = false;
+  // The webhook ids published within the window, and the event each became: a repeat delivered
+  // to another worker of WORKERS (all relay to this one bus) is published once.
+  const deliveries = new Map<string, StoreEvent>();
 
   function prune(at: number): void {
     const oldest = at - windowMs;
@@ -70,6 +73,11 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
       if (count <= max && when >= oldest) break;
       lastDropped = retained[head]?.id;
       head += 1;
+      // Deliveries are remembered as long as their event is retained (Map order is insertion).
+      for (const [deliveryId, event] of deliveries) {
+        if (compareEventIds(event.id, lastDropped ?? '') > 0) break;
+        deliveries.delete(deliveryId);
+      }
     }
     // Compact once the dropped part outweighs what is kept.
     if (head > 1024 && head * 2 > retained.length) {
@@ -108,10 +116,14 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
   }
 
   return {
-    async publish(event) {
+    async publish(event, publishOptions) {
       if (closed) throw new Error('The event bus is closed');
+      const deliveryId = publishOptions?.deliveryId;
+      const first = deliveryId === undefined ? undefined : deliveries.get(deliveryId);
+      if (first !== undefined) return first;
       const at = now();
       const stored: StoreEvent = Object.freeze({ ...event, id: nextId(at) });
+      if (deliveryId !== undefined) deliveries.set(deliveryId, stored);
       retained.push(stored);
       retainedAt.push(at);
       prune(at);
