@@ -13,6 +13,7 @@ import {
   RateLimitedError,
   UpstreamUnavailableError,
 } from './errors.ts';
+import { LightAbortSignal } from './light-signal.ts';
 
 /**
  * Resilience for upstream calls: a per-attempt timeout, retries for idempotent methods with
@@ -231,7 +232,7 @@ export function createResilience(
   ): Promise<T> {
     const parent = call.signal;
     if (parent?.aborted) throw abortError(parent);
-    const controller = new AbortController();
+    const controller = new LightAbortSignal();
     let timedOut = false;
     let waiting = false;
     let timer: NodeJS.Timeout | undefined;
@@ -257,7 +258,7 @@ export function createResilience(
     parent?.addEventListener('abort', onParentAbort, { once: true });
     try {
       call.onAttempt?.(index);
-      return await attempt(controller.signal, index, slotWait);
+      return await attempt(controller.asSignal, index, slotWait);
     } catch (error) {
       if (parent?.aborted) {
         const failure = abortError(parent, error);

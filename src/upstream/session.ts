@@ -5,7 +5,6 @@
  * another request's data or token.
  */
 import { randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import DataLoader from 'dataloader';
 import { type CallBudget, createCallBudget, DEFAULT_CALL_BUDGET } from './budget.ts';
 import { createCallLane } from './call-slots.ts';
@@ -26,6 +25,7 @@ import {
   UpstreamUnavailableError,
 } from './errors.ts';
 import { DEFAULT_FORWARDED_HEADERS, readForwardedHeaders } from './forwarded-headers.ts';
+import { LightAbortSignal } from './light-signal.ts';
 import type { PagingLimits } from './paging/plan.ts';
 import { inClause, listQuery } from './paging/query.ts';
 import { SharedReads } from './shared-reads.ts';
@@ -225,11 +225,12 @@ export function createContextFactory(options: ContextFactoryOptions) {
     let clearDeadline: (() => void) | undefined;
     const getSignal = (): AbortSignal => {
       if (signal === undefined) {
-        // One controller and one unref'd timer: what AbortSignal.timeout + AbortSignal.any do,
-        // for a fraction of their cost (no weak references, no registry). Only this closure
-        // aborts the controller, so each way of aborting clears the timer itself (no listener).
-        const controller = new AbortController();
-        signal = controller.signal;
+        // One light signal (./light-signal.ts: no EventTarget, so no listener cap to raise for an
+        // operation's many calls in flight) and one unref'd timer: what AbortSignal.timeout +
+        // AbortSignal.any do, for a fraction of their cost. Only this closure aborts it, so each
+        // way of aborting clears the timer itself (no listener).
+        const controller = new LightAbortSignal();
+        signal = controller.asSignal;
         const timer = setTimeout(
           () => controller.abort(new DOMException(DEADLINE_MESSAGE, 'TimeoutError')),
           Math.max(1, deadlineAt - Date.now()),
@@ -251,10 +252,6 @@ export function createContextFactory(options: ContextFactoryOptions) {
           );
         if (source?.aborted) clientClosed();
         else source?.addEventListener('abort', clientClosed, { once: true });
-        // Every upstream call in flight listens on it (one listener per attempt, removed after),
-        // and an operation may have as many in flight as its budget: Node's default of 10
-        // listeners would warn of a leak for any query with more than 10 calls at once.
-        setMaxListeners(budgetLimit + 11, signal);
       }
       return signal;
     };
