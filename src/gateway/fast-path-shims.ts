@@ -5,7 +5,9 @@
  * hooks, its result processor and the session read; @whatwg-node's adapter builds the full
  * objects for every other request.
  */
+
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { LightAbortSignal } from '../upstream/index.ts';
 
 /** Headers over Node's incoming header object: the part of the Fetch API plugins use. */
 export class IncomingHeaders {
@@ -49,34 +51,20 @@ export class IncomingHeaders {
 
 /**
  * The request's signal: aborted when the response closes before it was written in full (the
- * client went away). What the session reads of a signal (src/upstream/session.ts,
- * AbortSignalLike) and no more: no AbortController and EventTarget per request, but one 'close'
- * listener ('close' comes last whatever happened: after 'finish', or after 'error'), made when
- * the signal is first read, and its own listeners in an array.
+ * client went away). A light signal of the upstream layer's (src/upstream/light-signal.ts: what
+ * the session reads of a signal, without an AbortController and EventTarget per request), with
+ * one 'close' listener ('close' comes last whatever happened: after 'finish', or after 'error'),
+ * made when the signal is first read.
  */
-class ClientGoneSignal {
-  aborted = false;
-  reason: unknown;
-  #listeners: (() => void)[] = [];
+class ClientGoneSignal extends LightAbortSignal {
   constructor(res: ServerResponse) {
+    super();
     const gone = () => {
-      if (res.writableFinished || this.aborted) return;
-      this.aborted = true;
-      this.reason = res.errored ?? new DOMException('This operation was aborted', 'AbortError');
-      const listeners = this.#listeners;
-      this.#listeners = [];
-      for (const listener of listeners) listener();
+      if (!res.writableFinished) this.abort(res.errored ?? undefined);
     };
     // Read after the client left: aborted already.
     if (res.closed) gone();
     else res.once('close', gone);
-  }
-  addEventListener(type: string, listener: () => void): void {
-    if (type === 'abort' && !this.aborted) this.#listeners.push(listener);
-  }
-  removeEventListener(type: string, listener: () => void): void {
-    const index = type === 'abort' ? this.#listeners.indexOf(listener) : -1;
-    if (index !== -1) this.#listeners.splice(index, 1);
   }
 }
 

@@ -38,6 +38,7 @@ export type {
   DefinitionReader,
   SchemaCredentials,
 } from './custom-api-definitions.ts';
+export { LightAbortSignal } from './light-signal.ts';
 export type { TokenGrant } from './oauth.ts';
 export type { UpstreamAttempt, UpstreamObserver } from './observer.ts';
 export { DEFAULT_PAGING_LIMITS, type PagingLimits } from './paging/plan.ts';

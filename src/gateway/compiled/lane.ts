@@ -25,7 +25,7 @@ import type { GatewayContext, RequestLike } from '../../upstream/index.ts';
 import type { CallerTake } from '../caller-limit.ts';
 import { type CorsOrigins, corsAnswerHeaders } from '../cors.ts';
 import { withCappedEcho, withErrorCodes } from '../error-answers.ts';
-import { BufferedResponse, IncomingHeaders } from '../fast-path-shims.ts';
+import { BufferedResponse, IncomingRequest } from '../fast-path-shims.ts';
 import { type Logger, requestedOperationName, writeRequestLine } from '../logging.ts';
 import type { Metrics } from '../metrics.ts';
 import type { OperationJudge } from '../operation-limits.ts';
@@ -69,55 +69,6 @@ export type Lane = (
 ) => boolean;
 
 const CONTENT_TYPE = 'application/json; charset=utf-8';
-
-/**
- * The request as the session reads it: its headers, and a signal that aborts when the client
- * goes away before the answer is written, as the ordinary path's does (src/gateway/fast-path-
- * shims.ts) but without an AbortController and its event dispatch: the session is its only
- * listener (src/upstream/session.ts), and the `close` listener is added only when it asks.
- */
-class LaneRequest {
-  readonly headers: IncomingHeaders;
-  readonly #res: ServerResponse;
-  #signal: LaneSignal | undefined;
-  constructor(req: IncomingMessage, res: ServerResponse) {
-    this.headers = new IncomingHeaders(req.headers);
-    this.#res = res;
-  }
-  get signal(): LaneSignal {
-    this.#signal ??= new LaneSignal(this.#res);
-    return this.#signal;
-  }
-}
-
-class LaneSignal {
-  aborted = false;
-  reason: unknown;
-  #listener: (() => void) | undefined;
-  constructor(res: ServerResponse) {
-    const onClose = () => {
-      // A close after the answer was written is no cancellation.
-      if (this.aborted || res.writableFinished) return;
-      this.aborted = true;
-      this.reason = res.errored ?? undefined;
-      const listener = this.#listener;
-      this.#listener = undefined;
-      listener?.();
-    };
-    res.once('close', onClose);
-    res.once('error', onClose);
-  }
-  addEventListener(_type: 'abort', listener: () => void): void {
-    const before = this.#listener;
-    this.#listener =
-      before === undefined
-        ? listener
-        : () => {
-            before();
-            listener();
-          };
-  }
-}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -214,7 +165,7 @@ export function createLane(options: LaneOptions): Lane | undefined {
   ) => {
     let context: GatewayContext;
     try {
-      context = options.createContext(new LaneRequest(req, res));
+      context = options.createContext(new IncomingRequest(req, res));
     } catch {
       // Nothing is counted yet: the ordinary path meets the same failure and answers it.
       decline('context failed');
