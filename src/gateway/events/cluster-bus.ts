@@ -12,7 +12,9 @@
  * (`serveClusterBus` watches the workers' exits); a worker that stops reading its events (a client
  * whose connection stalls) is cut off at MAX_QUEUED rather than growing without bound.
  */
+
 import type { EventBus, StoreEvent, SubscribeOptions } from './bus.ts';
+import { EventQueue } from './queue.ts';
 
 /** Events held for one subscription in a worker before it is ended as too slow. */
 export const MAX_QUEUED = 10_000;
@@ -78,14 +80,6 @@ export interface WorkerChannel {
   off(event: 'message', listener: (message: unknown) => void): unknown;
 }
 
-interface Subscription {
-  queue: StoreEvent[];
-  /** The iterator waiting for the next event, if any. */
-  wake: (() => void) | undefined;
-  ended: boolean;
-  error: Error | undefined;
-}
-
 /**
  * A worker's bus: every call goes to the primary's bus (./cluster-bus.ts serveClusterBus).
  * `channel` defaults to the process's own IPC channel; it must exist (a cluster worker's does).
@@ -100,15 +94,13 @@ export function createClusterBus(channel?: WorkerChannel): EventBus {
     number,
     { resolve: (value: unknown) => void; reject: (e: Error) => void }
   >();
-  const subscriptions = new Map<number, Subscription>();
+  const subscriptions = new Map<number, EventQueue>();
 
   const end = (sub: number, error?: Error) => {
     const subscription = subscriptions.get(sub);
     if (subscription === undefined) return;
     subscriptions.delete(sub);
-    subscription.ended = true;
-    subscription.error = error;
-    subscription.wake?.();
+    subscription.end(error);
   };
 
   const onMessage = (message: unknown) => {
@@ -123,7 +115,7 @@ export function createClusterBus(channel?: WorkerChannel): EventBus {
     } else if (reply.op === 'event') {
       const subscription = subscriptions.get(reply.sub);
       if (subscription === undefined) return;
-      if (subscription.queue.length >= MAX_QUEUED) {
+      if (subscription.length >= MAX_QUEUED) {
         ipc.send({ tag: TAG, op: 'unsubscribe', sub: reply.sub } satisfies Request);
         end(
           reply.sub,
@@ -133,8 +125,7 @@ export function createClusterBus(channel?: WorkerChannel): EventBus {
         );
         return;
       }
-      subscription.queue.push(reply.event);
-      subscription.wake?.();
+      subscription.push(reply.event);
     } else if (reply.op === 'end') {
       end(reply.sub, reply.error ? fromShape(reply.error) : undefined);
     }
@@ -168,14 +159,9 @@ export function createClusterBus(channel?: WorkerChannel): EventBus {
 
     subscribe(options: SubscribeOptions): AsyncIterable<StoreEvent> {
       const sub = next++;
-      const subscription: Subscription = {
-        queue: [],
-        wake: undefined,
-        ended: false,
-        error: undefined,
-      };
+      const subscription = new EventQueue();
       // Registered at once, not on the first `next()`: events published from now on are kept.
-      if (closed || options.signal.aborted) subscription.ended = true;
+      if (closed || options.signal.aborted) subscription.end();
       else {
         subscriptions.set(sub, subscription);
         ipc.send({
@@ -197,31 +183,14 @@ export function createClusterBus(channel?: WorkerChannel): EventBus {
       return {
         [Symbol.asyncIterator]() {
           return {
-            async next(): Promise<IteratorResult<StoreEvent>> {
-              for (;;) {
-                const event = subscription.queue.shift();
-                if (event !== undefined) return { value: event, done: false };
-                if (subscription.ended) {
-                  if (subscription.error) {
-                    const error = subscription.error;
-                    subscription.error = undefined;
-                    throw error;
-                  }
-                  return { value: undefined, done: true };
-                }
-                await new Promise<void>((resolve) => {
-                  subscription.wake = resolve;
-                });
-                subscription.wake = undefined;
-              }
-            },
+            next: () => subscription.next(),
             async return(): Promise<IteratorResult<StoreEvent>> {
               // A consumer that stops iterating (break, a closed SSE stream) unsubscribes.
               if (subscriptions.has(sub) && !closed) {
                 ipc.send({ tag: TAG, op: 'unsubscribe', sub } satisfies Request);
               }
               end(sub);
-              subscription.queue.length = 0;
+              subscription.end(undefined, true);
               return { value: undefined, done: true };
             },
           };

@@ -5,7 +5,9 @@
  * whatever the store does. Publishing is synchronous: a subscriber registered before `publish`
  * returns sees the event, one registered after sees it only in its replay.
  */
+
 import type { EventBus, StoreEvent, SubscribeOptions } from './bus.ts';
+import { EventQueue } from './queue.ts';
 
 /** Seconds an event stays replayable by default (`EVENT_REPLAY_SECONDS`). */
 export const DEFAULT_EVENT_REPLAY_SECONDS = 300;
@@ -37,13 +39,6 @@ export function compareEventIds(a: string, b: string): number {
   return am === bm ? as - bs : am - bm;
 }
 
-/** One subscriber's events not yet taken, and the taker waiting for the next one. */
-interface Listener {
-  queue: StoreEvent[];
-  wake: (() => void) | undefined;
-  ended: boolean;
-}
-
 export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
   const windowMs = (options.replaySeconds ?? DEFAULT_EVENT_REPLAY_SECONDS) * 1000;
   const max = Math.max(1, options.replayMax ?? DEFAULT_EVENT_REPLAY_MAX);
@@ -59,7 +54,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
   let lastDropped: string | undefined;
   let lastMs = 0;
   let seq = 0;
-  const listeners = new Set<Listener>();
+  const listeners = new Set<EventQueue>();
   let closed = false;
   // The webhook ids published within the window, and the event each became: a repeat delivered
   // to another worker of WORKERS (all relay to this one bus) is published once.
@@ -99,20 +94,16 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
   }
 
   /** A listener's queue longer than the window cannot be replayed either: end it instead. */
-  function deliver(listener: Listener, event: StoreEvent): void {
+  function deliver(listener: EventQueue, event: StoreEvent): void {
     if (listener.ended) return;
-    if (listener.queue.length >= max) {
+    if (listener.length >= max) {
       // A subscriber this far behind is cut off; its client reconnects with Last-Event-ID and
       // is told whether the window still holds what it missed.
-      listener.ended = true;
-      listener.queue.length = 0;
+      listener.end(undefined, true);
       listeners.delete(listener);
     } else {
-      listener.queue.push(event);
+      listener.push(event);
     }
-    const wake = listener.wake;
-    listener.wake = undefined;
-    wake?.();
   }
 
   return {
@@ -132,22 +123,20 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
     },
 
     subscribe({ after, signal }: SubscribeOptions): AsyncIterable<StoreEvent> {
-      const listener: Listener = { queue: [], wake: undefined, ended: closed };
+      const listener = new EventQueue();
+      if (closed) listener.end();
       if (after !== undefined) {
         prune(now());
         for (let i = head; i < retained.length; i += 1) {
           const event = retained[i];
           if (event !== undefined && compareEventIds(event.id, after) > 0) {
-            listener.queue.push(event);
+            listener.push(event);
           }
         }
       }
       const end = () => {
-        listener.ended = true;
+        listener.end();
         listeners.delete(listener);
-        const wake = listener.wake;
-        listener.wake = undefined;
-        wake?.();
       };
       if (signal.aborted) end();
       else {
@@ -155,16 +144,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
         signal.addEventListener('abort', end, { once: true });
       }
       const iterator: AsyncIterableIterator<StoreEvent> = {
-        async next() {
-          for (;;) {
-            const event = listener.queue.shift();
-            if (event !== undefined) return { done: false, value: event };
-            if (listener.ended) return { done: true, value: undefined };
-            await new Promise<void>((resolve) => {
-              listener.wake = resolve;
-            });
-          }
-        },
+        next: () => listener.next(),
         async return() {
           end();
           signal.removeEventListener('abort', end);
@@ -188,11 +168,8 @@ export function createMemoryBus(options: MemoryBusOptions = {}): EventBus {
     async close() {
       closed = true;
       for (const listener of [...listeners]) {
-        listener.ended = true;
+        listener.end();
         listeners.delete(listener);
-        const wake = listener.wake;
-        listener.wake = undefined;
-        wake?.();
       }
     },
   };

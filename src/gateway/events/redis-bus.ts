@@ -17,10 +17,12 @@
  * A subscriber that falls more than MAX_BEHIND events behind is ended (its client reconnects
  * with its last id and is replayed the rest) rather than held in memory without bound.
  */
+
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { REDIS_PREFIX, type RedisConnection } from '../../redis/connection.ts';
 import type { EventBus, StoreEvent, SubscribeOptions } from './bus.ts';
+import { EventQueue } from './queue.ts';
 
 /** How long events are kept for a reconnecting client by default, ms: five minutes. */
 export const DEFAULT_REPLAY_WINDOW_MS = 5 * 60_000;
@@ -212,20 +214,18 @@ export function createRedisBus(options: RedisBusOptions): RedisEventBus {
     subscribe({ after, signal }: SubscribeOptions): AsyncIterable<StoreEvent> {
       return {
         [Symbol.asyncIterator]: () => {
-          const waiting: StoreEvent[] = [];
-          let wake: (() => void) | undefined;
-          let ended = signal.aborted;
+          const waiting = new EventQueue();
+          // Ended, it stops at once: what waits is dropped (the client is replayed it).
           const end = () => {
-            ended = true;
+            waiting.end(undefined, true);
             subscribers.delete(subscriber);
-            wake?.();
           };
+          if (signal.aborted) waiting.end();
           const subscriber: Subscriber = {
             deliver(event) {
               // Too far behind: ended, and its client is replayed the rest when it reconnects.
               if (waiting.length >= MAX_BEHIND) end();
               else waiting.push(event);
-              wake?.();
             },
             end,
           };
@@ -239,7 +239,7 @@ export function createRedisBus(options: RedisBusOptions): RedisEventBus {
               if (after !== undefined) replaying = replay(after);
             });
             await ready;
-            while (!ended) {
+            while (!waiting.ended) {
               if (replaying !== undefined) {
                 const step = await replaying.next();
                 if (!step.done) {
@@ -255,10 +255,7 @@ export function createRedisBus(options: RedisBusOptions): RedisEventBus {
                 last = event.id;
                 return { value: event, done: false };
               }
-              await new Promise<void>((resolve) => {
-                wake = resolve;
-              });
-              wake = undefined;
+              await waiting.wait();
             }
             end();
             return { value: undefined, done: true };
